@@ -1,0 +1,137 @@
+#include "harness/clock.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace rdmabench {
+namespace {
+
+// Sets an environment variable for the lifetime of the object, restoring the old value.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_.c_str(), old_->c_str(), 1);
+    } else {
+      unsetenv(name_.c_str());
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+// Elapsed time measured by `clock` and by CLOCK_MONOTONIC over the same interval.
+std::pair<double, double> measure(const Clock& clock, std::chrono::milliseconds interval) {
+  const uint64_t mono0 = Clock::monotonic_ns();
+  const uint64_t t0 = clock.now();
+  std::this_thread::sleep_for(interval);
+  const uint64_t t1 = clock.now();
+  const uint64_t mono1 = Clock::monotonic_ns();
+  return {clock.to_ns(t1 - t0), static_cast<double>(mono1 - mono0)};
+}
+
+void expect_fallback(const Clock& clock) {
+  EXPECT_FALSE(clock.is_tsc());
+  EXPECT_EQ(clock.source(), "clock_gettime");
+  EXPECT_FALSE(clock.fallback_reason().empty());
+  EXPECT_EQ(clock.ns_per_tick(), 1.0);
+  EXPECT_EQ(clock.tsc_hz(), 0.0);
+}
+
+TEST(ClockTest, CalibratedClockAgreesWithMonotonicOverOneSecond) {
+  const Clock clock = Clock::calibrate();
+  RecordProperty("source", clock.source());
+  if (clock.is_tsc()) {
+    EXPECT_EQ(clock.source(), "tsc");
+    EXPECT_EQ(clock.fallback_reason(), "");
+    EXPECT_GT(clock.tsc_hz(), 1e8);
+    EXPECT_DOUBLE_EQ(clock.ns_per_tick() * clock.tsc_hz(), 1e9);
+  } else {
+    std::cout << "calibrate() fell back: " << clock.fallback_reason() << "\n";
+    expect_fallback(clock);
+  }
+  const auto [clock_ns, monotonic_ns] = measure(clock, std::chrono::seconds(1));
+  ASSERT_GT(monotonic_ns, 0.9e9);
+  EXPECT_LE(std::abs(clock_ns - monotonic_ns), 1e-3 * monotonic_ns)
+      << "source=" << clock.source() << " clock=" << clock_ns << " monotonic=" << monotonic_ns;
+}
+
+TEST(ClockTest, InvariantTscIsUsedUnlessDisabled) {
+  const ScopedEnv env("RDMABENCH_CLOCK", nullptr);
+  const Clock clock = Clock::calibrate(std::chrono::milliseconds(60));
+  if (!Clock::has_invariant_tsc()) {
+    expect_fallback(clock);
+  } else if (!clock.is_tsc()) {
+    // Allowed only with a documented reason (e.g. an inconsistent calibration on a busy VM).
+    EXPECT_NE(clock.fallback_reason().find("calibration"), std::string::npos)
+        << clock.fallback_reason();
+  }
+}
+
+TEST(ClockTest, MonotonicReportsFallbackWithReason) {
+  const Clock clock = Clock::monotonic();
+  expect_fallback(clock);
+  const uint64_t before = Clock::monotonic_ns();
+  const uint64_t now = clock.now();
+  const uint64_t after = Clock::monotonic_ns();
+  EXPECT_LE(before, now);
+  EXPECT_LE(now, after);
+  EXPECT_EQ(clock.to_ns(12345), 12345.0);
+}
+
+TEST(ClockTest, EnvironmentForcesMonotonic) {
+  {
+    const ScopedEnv env("RDMABENCH_CLOCK", "monotonic");
+    const Clock clock = Clock::calibrate(std::chrono::milliseconds(30));
+    expect_fallback(clock);
+    EXPECT_NE(clock.fallback_reason().find("RDMABENCH_CLOCK"), std::string::npos)
+        << clock.fallback_reason();
+  }
+  {
+    // Any other value does not force the fallback.
+    const ScopedEnv env("RDMABENCH_CLOCK", "tsc");
+    const Clock clock = Clock::calibrate(std::chrono::milliseconds(30));
+    EXPECT_EQ(clock.fallback_reason().find("RDMABENCH_CLOCK"), std::string::npos);
+  }
+}
+
+TEST(ClockTest, NowIsNonDecreasing) {
+  for (const Clock& clock : {Clock::calibrate(std::chrono::milliseconds(30)), Clock::monotonic()}) {
+    uint64_t previous = clock.now();
+    for (int i = 0; i < 1000000; ++i) {
+      const uint64_t t = clock.now();
+      ASSERT_GE(t, previous) << clock.source() << " at iteration " << i;
+      previous = t;
+    }
+  }
+}
+
+TEST(ClockTest, ToNsScalesByNsPerTick) {
+  const Clock clock = Clock::calibrate(std::chrono::milliseconds(30));
+  EXPECT_EQ(clock.to_ns(0), 0.0);
+  EXPECT_DOUBLE_EQ(clock.to_ns(1000000), 1000000 * clock.ns_per_tick());
+  EXPECT_GT(clock.ns_per_tick(), 0.0);
+}
+
+}  // namespace
+}  // namespace rdmabench
