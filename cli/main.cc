@@ -1,0 +1,150 @@
+// rdmabench command line: devices, server, client. Every error is caught here and printed as
+// one message; the exit status is 2 for bad input, 1 for a failed run.
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/print.h"
+#include "harness/device.h"
+#include "harness/error.h"
+#include "harness/version.h"
+#include "workloads/session.h"
+#include "workloads/workload_options.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true); }
+
+void add_local_options(CLI::App* app, rdmabench::LocalSettings& local, std::optional<std::string>& port,
+                       std::optional<std::string>& gid) {
+  app->add_option("-d,--device", local.device, "RDMA device (default: the first one)");
+  app->add_option("-i,--ib-port", port, "device port (default 1)");
+  app->add_option("-x,--gid-index", gid, "GID index (default: the RoCE v2 GID of the port's IPv4 address)");
+}
+
+void apply_local(rdmabench::LocalSettings& local, const std::optional<std::string>& port,
+                 const std::optional<std::string>& gid) {
+  if (port) local.port = static_cast<uint32_t>(rdmabench::parse_uint_option("ib-port", *port, 1, 255));
+  if (gid) local.gid_index = static_cast<int>(rdmabench::parse_uint_option("gid-index", *gid, 0, 65535));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace rdmabench;
+  CLI::App app{"rdmabench - RDMA performance tests (bandwidth and latency over verbs)"};
+  app.set_version_flag("-V,--version", std::string("rdmabench ") + kVersion);
+  app.require_subcommand(1);
+
+  // devices
+  bool devices_json = false;
+  auto* devices = app.add_subcommand("devices", "list RDMA devices, ports and GID tables");
+  devices->add_flag("--json", devices_json, "print JSON");
+
+  // server
+  ServerOptions sopt;
+  std::optional<std::string> s_port, s_ibport, s_gid;
+  auto* server = app.add_subcommand("server", "serve tests (the client sends the workload)");
+  add_local_options(server, sopt.local, s_ibport, s_gid);
+  server->add_option("--bind", sopt.bind, "address to listen on (default: the device's IPv4 address)");
+  server->add_option("-p,--port", s_port, "TCP port (default 18515; 0 = any free port)");
+  server->add_flag("--once", sopt.once, "serve one test and exit with its status");
+  server->add_option("--token", sopt.token, "shared secret the client must present")
+      ->envname("RDMABENCH_TOKEN");
+
+  // client
+  ClientOptions copt;
+  WorkloadArgs wa;
+  std::optional<std::string> c_port, c_ibport, c_gid;
+  std::string json_file;
+  bool json_stdout = false;
+  auto* client = app.add_subcommand("client", "run a test against an rdmabench server");
+  client->add_option("server", copt.server, "server address")->required();
+  add_local_options(client, copt.local, c_ibport, c_gid);
+  client->add_option("-p,--port", c_port, "server TCP port (default 18515)");
+  client->add_option("--op", wa.op, "send, send_imm, write, write_imm, read, fetch_add, cmp_swap");
+  client->add_option("-c,--qp", wa.qp, "QP type: rc, uc, ud");
+  client->add_option("--mode", wa.mode, "bw (streaming) or lat (ping-pong / round trip)");
+  client->add_flag("-b,--bidir", wa.bidir, "both directions at once (bw)");
+  client->add_option("-s,--size", wa.sizes, "message size(s): 64, 4K, 1K,4K,64K or 2-8M");
+  client->add_flag("-a,--all", wa.all_sizes, "all sizes 2 B .. 8 MiB in powers of two");
+  client->add_option("-n,--iters", wa.iterations, "iterations per QP per size");
+  client->add_option("-D,--duration", wa.duration, "seconds per size instead of -n");
+  client->add_option("--warmup", wa.warmup, "warm-up iterations per QP (default 10% of -n)");
+  client->add_option("--warmup-time", wa.warmup_time, "warm-up seconds with -D (default 1)");
+  client->add_option("-t,--tx-depth", wa.tx_depth, "send queue depth (default 128)");
+  client->add_option("-r,--rx-depth", wa.rx_depth, "receive queue depth (default 512)");
+  client->add_option("-I,--inline", wa.inline_size, "inline threshold in bytes");
+  client->add_option("-Q,--cq-mod,--signal-every", wa.signal_every,
+                     "signal one completion every N sends (default min(100, depth) in bw)");
+  client->add_option("--cq", wa.cq, "poll (busy polling) or event (completion channel)");
+  client->add_flag("-e,--events", wa.events, "same as --cq event");
+  client->add_flag("--srq", wa.srq, "shared receive queue on the receiver");
+  client->add_option("--threads", wa.threads, "worker threads, each with its own QPs and CQ");
+  client->add_option("-q,--qps", wa.qps, "QPs per thread");
+  client->add_option("--cpus", wa.cpus, "pin workers to these CPUs, e.g. 0,1");
+  client->add_flag("-R,--rdma-cm", wa.rdma_cm, "connect the QPs with rdma_cm");
+  client->add_flag("--verify", wa.verify, "check the payload arrives intact");
+  client->add_option("-m,--mtu", wa.mtu, "path MTU (256..4096; default: the ports' active MTU)");
+  client->add_option("--timeout", wa.timeout, "seconds without progress before giving up (default 5)");
+  client->add_option("--json", json_file, "write the result document to FILE (atomically)");
+  client->add_flag("-J", json_stdout, "print the result document on stdout");
+  client->add_option("--token", copt.token, "shared secret (must match the server's)")
+      ->envname("RDMABENCH_TOKEN");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (*devices) {
+      std::vector<DeviceInfo> infos;
+      for (const auto& name : list_device_names()) infos.push_back(Device::open(name).info());
+      if (devices_json) {
+        std::cout << nlohmann::json(infos).dump(2) << std::endl;
+      } else {
+        print_devices(std::cout, infos);
+      }
+      return 0;
+    }
+    if (*server) {
+      apply_local(sopt.local, s_ibport, s_gid);
+      if (s_port) sopt.port = static_cast<uint16_t>(parse_uint_option("port", *s_port, 0, 65534));
+      std::signal(SIGINT, on_signal);
+      std::signal(SIGTERM, on_signal);
+      std::signal(SIGPIPE, SIG_IGN);
+      return serve(sopt, std::cout, std::cerr, g_stop);
+    }
+    if (*client) {
+      apply_local(copt.local, c_ibport, c_gid);
+      if (c_port) copt.port = static_cast<uint16_t>(parse_uint_option("port", *c_port, 1, 65535));
+      copt.workload = build_workload(wa);
+      std::signal(SIGPIPE, SIG_IGN);
+      std::ostream& table = json_stdout ? std::cerr : std::cout;
+      print_header(table, copt.workload);
+      RunResult r = run_client(copt, [&](const SizeResult& s) { print_size(table, copt.workload, s); });
+      print_footer(table, r);
+      nlohmann::json doc = r;
+      if (!json_file.empty()) write_file_atomic(json_file, doc.dump(2) + "\n");
+      if (json_stdout) std::cout << doc.dump(2) << std::endl;
+      if (!r.error.empty()) {
+        std::cerr << "rdmabench: error: " << r.error << std::endl;
+        return 1;
+      }
+      return 0;
+    }
+  } catch (const ConfigError& e) {
+    std::cerr << "rdmabench: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "rdmabench: error: " << e.what() << std::endl;
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+#include "cli/print.h"
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+namespace rdmabench {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+const char* kRule =
+    "---------------------------------------------------------------------------------------";
+
+}  // namespace
+
+void print_devices(std::ostream& os, const std::vector<DeviceInfo>& devices) {
+  if (devices.empty()) {
+    os << "no RDMA devices found (is a driver loaded? try 'rdma link')\n";
+    return;
+  }
+  for (const auto& d : devices) {
+    os << d.name << ": " << d.transport << ", vendor 0x" << std::hex << d.vendor_id << " part 0x"
+       << d.vendor_part_id << std::dec << ", fw " << (d.fw_ver.empty() ? "-" : d.fw_ver)
+       << ", max_qp_wr " << d.max_qp_wr << ", max_inline_data " << d.max_inline_data
+       << ", max_sge " << d.max_sge << ", atomics " << d.atomic_cap << "\n";
+    for (const auto& p : d.ports) {
+      os << "  port " << p.port << ": " << p.state << ", " << p.link_layer << ", MTU "
+         << p.active_mtu << " (max " << p.max_mtu << "), " << fmt("%g", p.speed_gbps) << " Gb/s "
+         << p.width << (p.link_layer == "InfiniBand" ? ", LID " + std::to_string(p.lid) : "")
+         << "\n";
+      for (const auto& g : p.gids)
+        os << "    GID " << g.index << ": " << g.gid << "  " << g.type
+           << (g.netdev.empty() ? "" : "  " + g.netdev) << "\n";
+    }
+  }
+}
+
+void print_header(std::ostream& os, const Workload& w) {
+  os << kRule << "\n " << to_string(w.op) << " " << (w.mode == Mode::kBw ? "bandwidth" : "latency")
+     << " test, " << to_string(w.qp) << ", " << w.threads << " thread(s) x " << w.qps_per_thread
+     << " QP(s), CQ " << to_string(w.cq) << ", connect " << to_string(w.connect)
+     << (w.bidir ? ", bidirectional" : "") << "\n"
+     << " tx depth " << w.tx_depth << ", rx depth " << w.rx_depth << ", signal every "
+     << w.effective_signal_every() << (w.verify ? ", verifying payloads" : "") << "\n"
+     << kRule << "\n";
+  if (w.mode == Mode::kBw) {
+    os << " #bytes     #iterations    BW average[Gb/sec]   MsgRate[Mpps]   CPU[%]\n";
+  } else {
+    os << " #bytes #iterations  t_min[usec]  t_max[usec]  t_typical[usec]  t_avg[usec]  "
+          "t_stdev[usec]  99%[usec]  99.9%[usec]\n";
+  }
+}
+
+void print_size(std::ostream& os, const Workload& w, const SizeResult& r) {
+  char line[256];
+  if (!r.error.empty()) {
+    std::snprintf(line, sizeof line, " %-10llu FAILED: ", static_cast<unsigned long long>(r.size));
+    os << line << r.error << "\n";
+    return;
+  }
+  if (w.mode == Mode::kBw) {
+    std::snprintf(line, sizeof line, " %-10llu %-14llu %-20.3f %-15.6f %.1f",
+                  static_cast<unsigned long long>(r.size),
+                  static_cast<unsigned long long>(r.iterations), r.gbps, r.mmsg_per_s,
+                  r.cpu.utilization * 100);
+    os << line;
+    if (r.reverse)
+      os << fmt("   reverse %.3f Gb/s", r.reverse->gbps);
+    if (r.lost_messages > 0) os << "   lost " << r.lost_messages;
+    os << "\n";
+  } else if (r.latency) {
+    const auto& s = r.latency->summary;
+    std::snprintf(line, sizeof line,
+                  " %-6llu %-12llu %-12.2f %-12.2f %-16.2f %-12.2f %-14.2f %-10.2f %.2f",
+                  static_cast<unsigned long long>(r.size),
+                  static_cast<unsigned long long>(r.iterations), s.min / 1e3, s.max / 1e3,
+                  s.p50 / 1e3, s.mean / 1e3, s.stdev / 1e3, s.p99 / 1e3, s.p999 / 1e3);
+    os << line << "\n";
+  }
+}
+
+void print_footer(std::ostream& os, const RunResult& r) {
+  os << kRule << "\n";
+  if (r.workload.mode == Mode::kLat && !r.results.empty())
+    os << " latency is " << (is_fetch(r.workload.op) ? "the round trip" : "half the round trip")
+       << " (as perftest), clock " << r.clock.source << "\n";
+}
+
+}  // namespace rdmabench

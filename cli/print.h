@@ -1,0 +1,16 @@
+#pragma once
+// Human-readable output: the devices table and the perftest-like result table.
+#include <iosfwd>
+#include <vector>
+
+#include "harness/device.h"
+#include "workloads/result.h"
+
+namespace rdmabench {
+
+void print_devices(std::ostream& os, const std::vector<DeviceInfo>& devices);
+void print_header(std::ostream& os, const Workload& w);
+void print_size(std::ostream& os, const Workload& w, const SizeResult& r);
+void print_footer(std::ostream& os, const RunResult& r);
+
+}  // namespace rdmabench

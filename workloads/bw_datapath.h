@@ -1,0 +1,184 @@
+#pragma once
+// The bandwidth loop, templated on op, QP type and CQ mode so the compiler sees straight-line
+// code: post while the send queue has room, poll a batch, account, repeat. Work requests are
+// prebuilt (worker_context.h); per post only wr_id and send_flags change. No allocation, lock,
+// virtual call or system call here in poll mode (the provider's doorbell aside).
+#include <infiniband/verbs.h>
+
+#include "workloads/completion.h"
+#include "workloads/workload.h"
+
+namespace rdmabench {
+
+struct BwPhase {
+  const char* name = "measurement";
+  bool send = true;
+  uint64_t target = 0;         // operations per QP (UINT64_MAX: until the deadline)
+  uint64_t deadline = 0;       // clock ticks; 0 = none
+  bool recv = false;           // also consume and re-post receives
+  uint64_t recv_until = 0;     // stop receiving at this cumulative count (UINT64_MAX: until told)
+};
+
+template <Op kOp, QpType kQp, CqMode kCq>
+PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
+  constexpr bool kReliable = kQp == QpType::kRc;
+  const Clock& clock = *w.clock;
+  const size_t nqp = w.qps.size();
+  for (QpSlot& q : w.qps) {
+    q.posted = 0;
+    q.completed = 0;
+    q.unsignaled = 0;
+  }
+  PhaseStats st;
+  ibv_wc wcs[kPollBatch];
+  bool armed = false;
+  bool time_up = !ph.send;
+  size_t qps_done = ph.send ? 0 : nqp;
+  uint64_t now = clock.now();
+  st.t_start = now;
+  uint64_t last_progress = now;
+  uint64_t window_ops = 0;
+  uint64_t last_recv_progress = now;
+  bool finished_seen = false;
+
+  for (;;) {
+    // Post as much as the send queues allow.
+    bool sq_room = false;
+    if (!time_up) {
+      for (size_t i = 0; i < nqp; ++i) {
+        QpSlot& q = w.qps[i];
+        while (q.posted < ph.target && q.posted - q.completed < w.tx_depth) {
+          ++q.unsignaled;
+          if (q.unsignaled == w.signal_every || q.posted + 1 == ph.target) {
+            q.wr.send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
+            q.wr.wr_id = i | (uint64_t{q.unsignaled} << 32);
+            q.unsignaled = 0;
+          } else {
+            q.wr.send_flags = w.base_send_flags;
+          }
+          ibv_send_wr* bad = nullptr;
+          if (int rc = ibv_post_send(q.qp, &q.wr, &bad); rc != 0) [[unlikely]]
+            throw_post_error(w, q, rc, false, ph.name);
+          ++q.posted;
+        }
+        sq_room |= q.posted < ph.target;
+      }
+    }
+
+    int n = ibv_poll_cq(w.cq, kPollBatch, wcs);
+    if (n < 0) [[unlikely]]
+      throw SysError("ibv_poll_cq", -n, std::string("worker CQ in ") + ph.name);
+    if (n > 0) {
+      for (int k = 0; k < n; ++k) {
+        const ibv_wc& wc = wcs[k];
+        if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
+          throw_completion_error(w, wc, ph.name);
+        if constexpr (uses_recv(kOp)) {
+          if (wc.opcode & IBV_WC_RECV) {
+            ++w.received;
+            w.received_bytes += wc.byte_len;
+            repost_recv(w, wc, ph.name);
+            continue;
+          }
+        }
+        QpSlot& q = w.qps[wc.wr_id & 0xffffffffU];
+        q.completed += wc.wr_id >> 32;
+        if (q.completed == ph.target) ++qps_done;
+        if (!time_up) window_ops += wc.wr_id >> 32;
+      }
+      now = clock.now();
+      last_progress = now;
+      if (w.received != 0) last_recv_progress = now;
+    } else {
+      now = clock.now();
+    }
+
+    // Deadline (duration mode): stop posting; flush unsignaled work with one signaled op each.
+    if (!time_up && ph.deadline != 0 && now >= ph.deadline) {
+      time_up = true;
+      st.t_end = now;
+      st.ops = window_ops;
+      for (size_t i = 0; i < nqp; ++i) {
+        QpSlot& q = w.qps[i];
+        if (q.unsignaled == 0) continue;
+        while (q.posted - q.completed >= w.tx_depth) {
+          int m = ibv_poll_cq(w.cq, kPollBatch, wcs);
+          for (int k = 0; k < m; ++k) {
+            if (wcs[k].status != IBV_WC_SUCCESS) throw_completion_error(w, wcs[k], ph.name);
+            if ((wcs[k].opcode & IBV_WC_RECV) != 0) {
+              ++w.received;
+              w.received_bytes += wcs[k].byte_len;
+              repost_recv(w, wcs[k], ph.name);
+            } else {
+              w.qps[wcs[k].wr_id & 0xffffffffU].completed += wcs[k].wr_id >> 32;
+            }
+          }
+          if (w.control->abort.load(std::memory_order_relaxed)) throw Error("aborted");
+        }
+        q.wr.send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
+        q.wr.wr_id = i | (uint64_t{q.unsignaled + 1} << 32);
+        q.unsignaled = 0;
+        ibv_send_wr* bad = nullptr;
+        if (int rc = ibv_post_send(q.qp, &q.wr, &bad); rc != 0) throw_post_error(w, q, rc, false, ph.name);
+        ++q.posted;
+      }
+    }
+
+    // Done?
+    bool send_done;
+    if (ph.deadline != 0) {
+      send_done = time_up;
+      if (send_done)
+        for (const QpSlot& q : w.qps) send_done &= q.completed == q.posted;
+    } else {
+      send_done = qps_done == nqp;
+      if (send_done && ph.send && st.t_end == 0) {
+        st.t_end = now;
+        st.ops = window_ops;
+      }
+    }
+    bool recv_done = true;
+    if constexpr (uses_recv(kOp)) {
+      if (ph.recv) {
+        uint64_t until = ph.recv_until != UINT64_MAX
+                             ? ph.recv_until
+                             : w.control->expected_recv[w.index].load(std::memory_order_relaxed);
+        recv_done = w.received >= until;
+        if (!recv_done && !kReliable && w.control->peer_finished.load(std::memory_order_relaxed)) {
+          // Unreliable transport: after the peer finished, stop once the wire is quiet.
+          if (!finished_seen) {
+            finished_seen = true;
+            last_recv_progress = now;
+          }
+          recv_done = now - last_recv_progress > w.drain_ticks;
+        }
+      }
+    }
+    if (send_done && recv_done) break;
+    if (n == 0) {
+      if (w.control->abort.load(std::memory_order_relaxed)) [[unlikely]]
+        throw Error(std::string(ph.name) + ": aborted");
+      if (now - last_progress > w.timeout_ticks) [[unlikely]] {
+        uint64_t posted = 0;
+        uint64_t completed = 0;
+        for (const QpSlot& q : w.qps) {
+          posted += q.posted;
+          completed += q.completed;
+        }
+        throw_timeout(w, ph.name,
+                      std::to_string(completed) + " of " + std::to_string(posted) +
+                          " posted operations completed, " + std::to_string(w.received) +
+                          " messages received");
+      }
+      if constexpr (kCq == CqMode::kEvent) {
+        if (!sq_room || time_up) wait_cq_event(w, armed, 100, ph.name);
+      }
+    }
+  }
+  if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
+  for (const QpSlot& q : w.qps) st.posted += q.posted;
+  if (st.t_end == 0) st.t_end = clock.now();
+  return st;
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,108 @@
+#pragma once
+// The result document of one run: one struct, serialised with nlohmann/json. The schema is
+// described in results/SCHEMA.md; bump kSchemaVersion on incompatible changes.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/statistics.h"
+#include "workloads/workload.h"
+
+namespace rdmabench {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct HostInfo {
+  std::string hostname;
+  std::string kernel;
+  std::string rdma_core;
+};
+HostInfo local_host_info();
+
+struct CpuUse {
+  double user_s = 0;
+  double sys_s = 0;
+  double utilization = 0;  // (user + sys) / wall seconds of the measured interval; 1.0 = one core
+};
+
+struct LatencyResult {
+  std::string kind;        // "half_round_trip" (send/write ping-pong) or "round_trip"
+  std::string unit = "ns";
+  LatencySummary summary{};
+  double max_relative_error = 0;
+  // Non-empty histogram buckets in ns: [low, high, count].
+  std::vector<std::array<double, 3>> buckets;
+};
+
+struct ThreadResult {
+  uint32_t thread = 0;
+  uint64_t ops = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  double gbps = 0;
+  double mmsg_per_s = 0;
+  CpuUse cpu;
+};
+
+struct DirectionResult {  // the server's own sending in a bidirectional run
+  uint64_t ops = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  double gbps = 0;
+  double mmsg_per_s = 0;
+};
+
+struct SizeResult {
+  uint64_t size = 0;
+  uint64_t iterations = 0;        // measured operations per QP (count mode)
+  uint64_t ops = 0;               // measured operations, all QPs
+  uint64_t bytes = 0;
+  double seconds = 0;
+  double gbps = 0;
+  double mmsg_per_s = 0;
+  std::optional<LatencyResult> latency;
+  std::vector<ThreadResult> threads;
+  CpuUse cpu;
+  uint64_t sent_messages = 0;     // all posted by the client, warm-up included
+  uint64_t received_messages = 0; // counted by the receiver, warm-up included (recv ops)
+  uint64_t received_bytes = 0;
+  uint64_t lost_messages = 0;     // UC/UD: sent - received
+  std::optional<DirectionResult> reverse;  // bidir: server -> client
+  bool verified = false;          // --verify ran and passed
+  std::string error;              // "" when the point succeeded
+};
+
+struct ClockInfo {
+  std::string source;
+  double tsc_hz = 0;
+  std::string fallback_reason;
+};
+
+struct RunResult {
+  int schema_version = kSchemaVersion;
+  std::string tool = "rdmabench";
+  std::string tool_version;
+  std::string start_time;         // ISO 8601 UTC
+  HostInfo client_host;
+  HostInfo server_host;
+  nlohmann::json client_device;   // Fabric::describe()
+  nlohmann::json server_device;
+  std::string server_address;
+  Workload workload;
+  ClockInfo clock;
+  std::vector<SizeResult> results;
+  nlohmann::json counters = nlohmann::json::object();  // {"client": {...}, } deltas
+  std::string error;              // run-level error ("" if none)
+};
+
+void to_json(nlohmann::json& j, const RunResult& r);
+RunResult run_result_from_json(const nlohmann::json& j);  // throws ConfigError naming the path
+void to_json(nlohmann::json& j, const SizeResult& r);
+SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path);
+
+// Writes `text` to `path` atomically (temporary file in the same directory + rename).
+void write_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace rdmabench

@@ -1,0 +1,297 @@
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+#include "harness/clock.h"
+#include "harness/counters.h"
+#include "harness/error.h"
+#include "harness/oob_channel.h"
+#include "harness/version.h"
+#include "workloads/session.h"
+#include "workloads/size_runner.h"
+
+namespace rdmabench {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string iso_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+milliseconds ms(double s) { return milliseconds(static_cast<int64_t>(s * 1000)); }
+
+class ClientSession {
+ public:
+  ClientSession(const ClientOptions& opt, RunResult& result)
+      : opt_(opt), w_(opt.workload), result_(result), clock_(Clock::calibrate()) {}
+
+  void run(const std::function<void(const SizeResult&)>& on_size);
+
+ private:
+  SizeResult run_size(size_t index, uint64_t size);
+  void wait_senders(WorkerControl& control, uint32_t workers);
+
+  const ClientOptions& opt_;
+  const Workload& w_;
+  RunResult& result_;
+  Clock clock_;
+  OobChannel chan_;
+  std::unique_ptr<Fabric> fab_;
+};
+
+void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
+  result_.clock = {clock_.source(), clock_.tsc_hz(), clock_.fallback_reason()};
+  const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
+  chan_ = OobChannel::connect(opt_.server, opt_.port, timeout);
+  nlohmann::json hello = {{"type", "hello"},
+                          {"version", kVersion},
+                          {"token", opt_.token},
+                          {"workload", w_},
+                          {"host", {{"hostname", result_.client_host.hostname},
+                                    {"kernel", result_.client_host.kernel},
+                                    {"rdma_core", result_.client_host.rdma_core}}}};
+  chan_.send(hello);
+  nlohmann::json accept = chan_.expect("accept", timeout + milliseconds(30000));
+  try {
+    const auto& h = accept.at("host");
+    result_.server_host = {h.at("hostname").get<std::string>(), h.at("kernel").get<std::string>(),
+                           h.at("rdma_core").get<std::string>()};
+    result_.server_device = accept.at("device");
+  } catch (const nlohmann::json::exception& e) {
+    throw PeerError(std::string("malformed 'accept' from the server: ") + e.what());
+  }
+  fab_ = std::make_unique<Fabric>(w_, opt_.local, true);
+  result_.client_device = fab_->describe();
+  if (w_.connect == ConnectMethod::kRdmaCm) {
+    uint16_t cm_port = accept.value("cm_port", uint16_t{0});
+    fab_->cm_connect(opt_.server, cm_port, timeout);
+    chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
+    fab_->set_remote(side_info_from_json(chan_.expect("endpoints", timeout).at("side")));
+  } else {
+    fab_->create_qps();
+    chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
+    fab_->connect_qps(side_info_from_json(chan_.expect("endpoints", timeout).at("side")));
+  }
+  fab_->post_initial_receives();
+  chan_.send({{"type", "ready"}});
+  chan_.expect("ready", timeout);
+
+  const std::string dev = fab_->device().info().name;
+  CounterSnapshot before = read_port_counters(dev, opt_.local.port);
+  for (size_t i = 0; i < w_.sizes.size(); ++i) {
+    SizeResult r;
+    try {
+      r = run_size(i, w_.sizes[i]);
+    } catch (const std::exception& e) {
+      r.size = w_.sizes[i];
+      r.error = e.what();
+      result_.results.push_back(r);
+      if (on_size) on_size(r);
+      throw;
+    }
+    result_.results.push_back(r);
+    if (on_size) on_size(r);
+  }
+  result_.counters["client"] = counter_deltas(before, read_port_counters(dev, opt_.local.port));
+  chan_.send({{"type", "bye"}});
+  try {
+    nlohmann::json bye = chan_.expect("bye", timeout);
+    if (bye.contains("counters")) result_.counters["server"] = bye["counters"];
+  } catch (const Error&) {
+    // The results are complete; a server that vanished after them does not spoil them.
+  }
+}
+
+void ClientSession::wait_senders(WorkerControl& control, uint32_t workers) {
+  auto last_beat = std::chrono::steady_clock::now();
+  while (control.senders_done.load() < workers) {
+    std::this_thread::sleep_for(milliseconds(2));
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_beat > milliseconds(1000)) {
+      chan_.send({{"type", "heartbeat"}});
+      last_beat = now;
+    }
+    if (chan_.readable()) {
+      // Only an error (or a closed connection) can arrive now; recv() throws it.
+      nlohmann::json j = chan_.recv(milliseconds(1000), "the server's status");
+      throw PeerError("protocol error: unexpected '" + j["type"].get<std::string>() +
+                      "' from the server during the measurement");
+    }
+  }
+}
+
+SizeResult ClientSession::run_size(size_t index, uint64_t size) {
+  const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
+  const uint32_t T = w_.threads;
+  SizeResult r;
+  r.size = size;
+  fab_->prepare_size(size, w_.verify);
+  chan_.send({{"type", "start"}, {"index", index}, {"size", size}});
+  chan_.expect("started", timeout);
+
+  WorkerControl control(T);
+  fab_->bind_control(&control, &clock_, w_.timeout_s);
+  SizePlan plan{size, w_.duration_s > 0 ? 0 : w_.effective_warmup(),
+                w_.duration_s > 0 ? 0 : w_.effective_iterations(), true};
+  if (w_.duration_s <= 0 && w_.bidir)
+    for (auto& e : control.expected_recv) e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
+  std::vector<WorkerOutcome> out(T);
+  if (w_.mode == Mode::kLat)
+    for (auto& o : out) {
+      // Ticks up to one hour; the histogram's relative error is what the user asked for.
+      uint64_t hour_ticks = static_cast<uint64_t>(3600e9 / clock_.ns_per_tick());
+      o.hist = std::make_unique<Histogram>(hour_ticks, opt_.histogram_error);
+    }
+  std::vector<std::thread> threads;
+  threads.reserve(T);
+  auto& ctxs = fab_->workers();
+  for (uint32_t t = 0; t < T; ++t)
+    threads.emplace_back([&, t] { run_worker(w_, ctxs[t], plan, out[t]); });
+  auto join_all = [&] {
+    for (auto& th : threads)
+      if (th.joinable()) th.join();
+  };
+  try {
+    wait_senders(control, T);
+    std::string err;
+    for (auto& o : out)
+      if (!o.error.empty() && err.empty()) err = o.error;
+    if (!err.empty()) throw CompletionError(err);
+    nlohmann::json posted = nlohmann::json::array();
+    for (auto& o : out) posted.push_back(o.posted_total);
+    chan_.send({{"type", "finish"}, {"posted", posted}});
+    if (w_.bidir) {
+      nlohmann::json sent = chan_.expect("sent", timeout + ms(w_.duration_s + 10));
+      const auto& sp = sent.at("posted");
+      for (uint32_t t = 0; t < T && t < sp.size(); ++t)
+        control.expected_recv[t].store(sp[t].get<uint64_t>());
+      control.peer_finished.store(true);
+    }
+    join_all();
+    for (auto& o : out)
+      if (!o.error.empty()) throw CompletionError(o.error);
+  } catch (...) {
+    control.abort.store(true);
+    join_all();
+    try {
+      chan_.send({{"type", "error"}, {"message", "the client failed during this size"}});
+    } catch (...) {
+    }
+    throw;
+  }
+  nlohmann::json res = chan_.expect("result", timeout + ms(1));
+
+  // Aggregate.
+  const double ns_tick = clock_.ns_per_tick();
+  uint64_t t0 = UINT64_MAX;
+  uint64_t t1 = 0;
+  double cpu_user = 0;
+  double cpu_sys = 0;
+  for (uint32_t t = 0; t < T; ++t) {
+    const WorkerOutcome& o = out[t];
+    ThreadResult tr;
+    tr.thread = t;
+    tr.ops = o.measured.ops;
+    tr.bytes = o.measured.ops * size;
+    tr.seconds = clock_.to_ns(o.measured.t_end - o.measured.t_start) / 1e9;
+    tr.gbps = gbps(tr.bytes, tr.seconds);
+    tr.mmsg_per_s = mmsg_per_s(tr.ops, tr.seconds);
+    tr.cpu = o.cpu;
+    r.threads.push_back(tr);
+    r.ops += tr.ops;
+    r.sent_messages += o.posted_total;
+    t0 = std::min(t0, o.measured.t_start);
+    t1 = std::max(t1, o.measured.t_end);
+    cpu_user += o.cpu.user_s;
+    cpu_sys += o.cpu.sys_s;
+  }
+  r.bytes = r.ops * size;
+  r.seconds = clock_.to_ns(t1 - t0) / 1e9;
+  r.gbps = gbps(r.bytes, r.seconds);
+  r.mmsg_per_s = mmsg_per_s(r.ops, r.seconds);
+  r.iterations = w_.duration_s > 0 ? r.ops / w_.total_qps() : plan.iterations;
+  r.cpu = {cpu_user, cpu_sys, r.seconds > 0 ? (cpu_user + cpu_sys) / r.seconds : 0};
+  if (w_.mode == Mode::kLat) {
+    Histogram& h = *out[0].hist;
+    for (uint32_t t = 1; t < T; ++t) h.merge(*out[t].hist);
+    const bool half = !is_fetch(w_.op);
+    const double unit = ns_tick * (half ? 0.5 : 1.0);
+    LatencyResult lr;
+    lr.kind = half ? "half_round_trip" : "round_trip";
+    lr.summary = summarize(h, unit);
+    lr.max_relative_error = h.max_relative_error();
+    for (const auto& b : h.nonzero_buckets())
+      lr.buckets.push_back({double(b.low) * unit, double(b.high) * unit, double(b.count)});
+    r.latency = lr;
+  }
+  r.received_messages = res.value("received", uint64_t{0});
+  r.received_bytes = res.value("received_bytes", uint64_t{0});
+  if (w_.qp != QpType::kRc && uses_recv(w_.op) && w_.mode == Mode::kBw)
+    r.lost_messages = r.sent_messages > r.received_messages ? r.sent_messages - r.received_messages : 0;
+  if (w_.bidir && res.contains("reverse")) {
+    const auto& v = res["reverse"];
+    DirectionResult d;
+    d.ops = v.value("ops", uint64_t{0});
+    d.bytes = d.ops * size;
+    d.seconds = v.value("seconds", 0.0);
+    d.gbps = gbps(d.bytes, d.seconds);
+    d.mmsg_per_s = mmsg_per_s(d.ops, d.seconds);
+    r.reverse = d;
+  }
+  // Verification: the server checked what it received; we check what came back to us.
+  if (w_.verify) {
+    std::string err = res.value("verify_error", std::string());
+    if (!err.empty()) err = "server: " + err;
+    if (err.empty()) {
+      bool check_rx = w_.op == Op::kRead ||
+                      (w_.mode == Mode::kLat && !is_fetch(w_.op)) ||
+                      (w_.bidir && !is_fetch(w_.op));
+      if (check_rx) err = fab_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
+      if (w_.op == Op::kCmpSwap)
+        for (uint64_t v : fab_->rx_words())
+          if (v != kCasPattern) err = "compare-and-swap returned " + std::to_string(v) +
+                                      ", expected the original value " + std::to_string(kCasPattern);
+      if (!err.empty()) err = "client: " + err;
+    }
+    if (!err.empty()) {
+      r.error = "verification failed: " + err;
+    } else {
+      r.verified = true;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+RunResult run_client(const ClientOptions& opt,
+                     const std::function<void(const SizeResult&)>& on_size) {
+  validate(opt.workload);
+  RunResult result;
+  result.tool_version = kVersion;
+  result.start_time = iso_now();
+  result.client_host = local_host_info();
+  result.workload = opt.workload;
+  result.server_address = opt.server + ":" + std::to_string(opt.port);
+  try {
+    ClientSession s(opt, result);
+    s.run(on_size);
+  } catch (const ConfigError& e) {
+    result.error = e.what();
+  } catch (const std::exception& e) {
+    result.error = e.what();
+  }
+  if (result.error.empty())
+    for (const auto& r : result.results)
+      if (!r.error.empty()) {
+        result.error = "size " + std::to_string(r.size) + ": " + r.error;
+        break;
+      }
+  return result;
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,264 @@
+#include <chrono>
+#include <ostream>
+#include <thread>
+#include <unistd.h>
+
+#include "harness/clock.h"
+#include "harness/counters.h"
+#include "harness/error.h"
+#include "harness/oob_channel.h"
+#include "harness/version.h"
+#include "workloads/session.h"
+#include "workloads/size_runner.h"
+
+namespace rdmabench {
+namespace {
+
+using std::chrono::milliseconds;
+
+milliseconds ms(double s) { return milliseconds(static_cast<int64_t>(s * 1000)); }
+
+class ServerSession {
+ public:
+  ServerSession(const ServerOptions& opt, OobChannel& chan, const Clock& clock, uint16_t cm_port,
+                std::ostream& log)
+      : opt_(opt), chan_(chan), clock_(clock), cm_port_(cm_port), log_(log) {}
+  void run();
+
+ private:
+  void run_size(const nlohmann::json& start);
+  // Waits for the next message from the client while workers run; heartbeats keep it alive.
+  nlohmann::json wait_client(WorkerControl* control, const std::vector<WorkerOutcome>* out);
+
+  const ServerOptions& opt_;
+  OobChannel& chan_;
+  const Clock& clock_;
+  uint16_t cm_port_;
+  std::ostream& log_;
+  Workload w_;
+  std::unique_ptr<Fabric> fab_;
+};
+
+void ServerSession::run() {
+  nlohmann::json hello = chan_.expect("hello", milliseconds(10000));
+  if (hello.value("token", std::string()) != opt_.token)
+    throw PeerError("the client's token does not match (use the same --token on both sides)");
+  if (!hello.contains("workload")) throw PeerError("malformed 'hello': no workload");
+  w_ = workload_from_json(hello["workload"], "/workload");
+  const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
+  log_ << "session with " << chan_.peer() << ": " << to_string(w_.op) << " " << to_string(w_.qp)
+       << " " << to_string(w_.mode) << ", " << w_.sizes.size() << " size(s), " << w_.total_qps()
+       << " QP(s)" << std::endl;
+  LocalSettings local = opt_.local;
+  if (local.bind_addr.empty()) local.bind_addr = opt_.bind;
+  fab_ = std::make_unique<Fabric>(w_, local, false);
+  if (w_.connect == ConnectMethod::kRdmaCm) fab_->cm_listen(opt_.bind, cm_port_);
+  HostInfo h = local_host_info();
+  chan_.send({{"type", "accept"},
+              {"version", kVersion},
+              {"host", {{"hostname", h.hostname}, {"kernel", h.kernel}, {"rdma_core", h.rdma_core}}},
+              {"device", fab_->describe()},
+              {"cm_port", cm_port_}});
+  if (w_.connect == ConnectMethod::kRdmaCm) {
+    fab_->cm_accept_all(timeout + milliseconds(5000));
+    fab_->set_remote(side_info_from_json(chan_.expect("endpoints", timeout).at("side")));
+    chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
+  } else {
+    SideInfo remote = side_info_from_json(chan_.expect("endpoints", timeout).at("side"));
+    fab_->create_qps();
+    fab_->connect_qps(remote);
+    chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
+  }
+  fab_->post_initial_receives();
+  chan_.expect("ready", timeout);
+  chan_.send({{"type", "ready"}});
+  const std::string dev = fab_->device().info().name;
+  CounterSnapshot before = read_port_counters(dev, local.port);
+  for (;;) {
+    nlohmann::json msg = chan_.recv(timeout + milliseconds(30000), "the next request");
+    const std::string type = msg["type"];
+    if (type == "start") {
+      run_size(msg);
+    } else if (type == "bye") {
+      chan_.send({{"type", "bye"},
+                  {"counters", counter_deltas(before, read_port_counters(dev, local.port))}});
+      return;
+    } else {
+      throw PeerError("protocol error: unexpected '" + type + "'");
+    }
+  }
+}
+
+nlohmann::json ServerSession::wait_client(WorkerControl* control,
+                                          const std::vector<WorkerOutcome>* out) {
+  // The client sends a heartbeat every second while it measures.
+  const auto quiet_limit = ms(std::max(3.0, w_.timeout_s));
+  auto deadline = std::chrono::steady_clock::now() + quiet_limit;
+  for (;;) {
+    if (chan_.readable()) {
+      nlohmann::json j = chan_.recv(quiet_limit, "the client's next message");
+      if (j["type"] != "heartbeat") return j;
+      deadline = std::chrono::steady_clock::now() + quiet_limit;
+      continue;
+    }
+    if (control != nullptr && control->abort.load() && out != nullptr)
+      for (const auto& o : *out)
+        if (!o.error.empty()) throw CompletionError(o.error);
+    if (std::chrono::steady_clock::now() > deadline)
+      throw TimeoutError("the client went silent for " +
+                         std::to_string(std::chrono::duration_cast<milliseconds>(quiet_limit).count() / 1000) +
+                         " s during a measurement (half-open connection?)");
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+}
+
+void ServerSession::run_size(const nlohmann::json& start) {
+  const uint64_t size = start.value("size", uint64_t{0});
+  const size_t index = start.value("index", size_t{0});
+  if (index >= w_.sizes.size() || w_.sizes[index] != size)
+    throw PeerError("protocol error: 'start' names size " + std::to_string(size) +
+                    " which is not in the workload");
+  const uint32_t T = w_.threads;
+  fab_->prepare_size(size, w_.verify);
+  WorkerControl control(T);
+  fab_->bind_control(&control, &clock_, w_.timeout_s);
+  SizePlan plan{size, w_.duration_s > 0 ? 0 : w_.effective_warmup(),
+                w_.duration_s > 0 ? 0 : w_.effective_iterations(), false};
+  if (w_.duration_s <= 0)
+    for (auto& e : control.expected_recv) e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
+  std::vector<WorkerOutcome> out(T);
+  std::vector<std::thread> threads;
+  auto& ctxs = fab_->workers();
+  if (server_has_workers(w_))
+    for (uint32_t t = 0; t < T; ++t)
+      threads.emplace_back([&, t] { run_worker(w_, ctxs[t], plan, out[t]); });
+  auto join_all = [&] {
+    for (auto& th : threads)
+      if (th.joinable()) th.join();
+  };
+  nlohmann::json posted;
+  try {
+    chan_.send({{"type", "started"}});
+    nlohmann::json fin = wait_client(&control, &out);
+    if (fin["type"] != "finish")
+      throw PeerError("protocol error: expected 'finish', got '" + fin["type"].get<std::string>() + "'");
+    posted = fin.value("posted", nlohmann::json::array());
+    if (!posted.is_array() || posted.size() != T)
+      throw PeerError("malformed 'finish': expected " + std::to_string(T) + " posted counts");
+    if (uses_recv(w_.op))
+      for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(posted[t].get<uint64_t>());
+    control.peer_finished.store(true);
+    if (w_.bidir) {
+      auto deadline = std::chrono::steady_clock::now() + ms(w_.timeout_s + 5);
+      while (control.senders_done.load() < T) {
+        if (std::chrono::steady_clock::now() > deadline)
+          throw TimeoutError("the server's own senders did not finish");
+        std::this_thread::sleep_for(milliseconds(1));
+      }
+      nlohmann::json sp = nlohmann::json::array();
+      for (auto& o : out) sp.push_back(o.posted_total);
+      chan_.send({{"type", "sent"}, {"posted", sp}});
+    }
+    join_all();
+    for (auto& o : out)
+      if (!o.error.empty()) throw CompletionError(o.error);
+  } catch (...) {
+    control.abort.store(true);
+    join_all();
+    throw;
+  }
+  uint64_t received = 0;
+  uint64_t received_bytes = 0;
+  for (auto& c : ctxs) {
+    received += c.received;
+    received_bytes += c.received_bytes;
+  }
+  nlohmann::json res = {{"type", "result"}, {"received", received}, {"received_bytes", received_bytes}};
+  if (w_.verify) {
+    std::string err;
+    if (w_.op == Op::kFetchAdd) {
+      uint64_t sum = 0;
+      uint64_t sent = 0;
+      for (uint64_t v : fab_->rx_words()) sum += v;
+      for (const auto& p : posted) sent += p.get<uint64_t>();
+      if (sum != sent)
+        err = "fetch-and-add counters sum to " + std::to_string(sum) + ", expected " +
+              std::to_string(sent) + " (one per operation)";
+    } else if (w_.op == Op::kCmpSwap) {
+      for (uint64_t v : fab_->rx_words())
+        if (v != kCasPattern) err = "compare-and-swap target changed to " + std::to_string(v);
+    } else if (w_.op != Op::kRead) {
+      err = fab_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
+    }
+    res["verify_error"] = err;
+  }
+  if (w_.bidir) {
+    uint64_t ops = 0;
+    uint64_t t0 = UINT64_MAX;
+    uint64_t t1 = 0;
+    for (auto& o : out) {
+      ops += o.measured.ops;
+      t0 = std::min(t0, o.measured.t_start);
+      t1 = std::max(t1, o.measured.t_end);
+    }
+    res["reverse"] = {{"ops", ops}, {"seconds", t1 > t0 ? clock_.to_ns(t1 - t0) / 1e9 : 0.0}};
+  }
+  chan_.send(res);
+}
+
+}  // namespace
+
+int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log,
+          const std::atomic<bool>& stop) {
+  // Open the device once up front so a wrong name fails now, not at the first client.
+  std::string bind = opt.bind;
+  {
+    Device d = Device::open(opt.local.device);
+    const PortInfo& p = d.port(opt.local.port);
+    if (bind.empty()) {
+      // Default: the IPv4 address behind the port's RoCE GID (not all interfaces).
+      for (const auto& g : p.gids)
+        if (!g.ipv4.empty() && (opt.local.gid_index < 0 || g.index == uint32_t(opt.local.gid_index))) {
+          bind = g.ipv4;
+          break;
+        }
+    }
+  }
+  OobListener listener(bind, opt.port);
+  const uint16_t cm_port = static_cast<uint16_t>(listener.port() + 1);
+  ServerOptions eff = opt;
+  eff.bind = bind;
+  Clock clock = Clock::calibrate();
+  out << "RDMABENCH_SERVER_READY "
+      << nlohmann::json{{"address", listener.address()},
+                        {"port", listener.port()},
+                        {"cm_port", cm_port},
+                        {"device", opt.local.device},
+                        {"pid", ::getpid()},
+                        {"version", kVersion}}
+             .dump()
+      << std::endl;
+  log << "rdmabench server listening on " << listener.address() << ":" << listener.port()
+      << std::endl;
+  while (!stop.load()) {
+    OobChannel chan = listener.accept(milliseconds(200));
+    if (chan.fd() < 0) continue;
+    int status = 0;
+    try {
+      ServerSession s(eff, chan, clock, cm_port, log);
+      s.run();
+      log << "session with " << chan.peer() << " done" << std::endl;
+    } catch (const std::exception& e) {
+      status = 1;
+      log << "session with " << chan.peer() << " failed: " << e.what() << std::endl;
+      try {
+        chan.send({{"type", "error"}, {"message", e.what()}});
+      } catch (...) {
+      }
+    }
+    if (opt.once) return status;
+  }
+  return 0;
+}
+
+}  // namespace rdmabench

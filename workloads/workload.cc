@@ -1,0 +1,435 @@
+#include "workloads/workload.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "harness/error.h"
+
+namespace rdmabench {
+namespace {
+
+template <typename E, size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr NameTable<Op, 7> kOps{{{Op::kSend, "send"},
+                                 {Op::kSendImm, "send_imm"},
+                                 {Op::kWrite, "write"},
+                                 {Op::kWriteImm, "write_imm"},
+                                 {Op::kRead, "read"},
+                                 {Op::kFetchAdd, "fetch_add"},
+                                 {Op::kCmpSwap, "cmp_swap"}}};
+constexpr NameTable<QpType, 3> kQps{{{QpType::kRc, "rc"}, {QpType::kUc, "uc"}, {QpType::kUd, "ud"}}};
+constexpr NameTable<Mode, 2> kModes{{{Mode::kBw, "bw"}, {Mode::kLat, "lat"}}};
+constexpr NameTable<CqMode, 2> kCqModes{{{CqMode::kPoll, "poll"}, {CqMode::kEvent, "event"}}};
+constexpr NameTable<ConnectMethod, 2> kConnects{
+    {{ConnectMethod::kTcp, "tcp"}, {ConnectMethod::kRdmaCm, "rdma_cm"}}};
+
+template <typename E, size_t N>
+std::string_view name_of(const NameTable<E, N>& t, E v) noexcept {
+  for (const auto& [e, n] : t)
+    if (e == v) return n;
+  return "?";
+}
+
+template <typename E, size_t N>
+E parse_name(const NameTable<E, N>& t, std::string_view s, const char* field) {
+  std::string allowed;
+  for (const auto& [e, n] : t) {
+    if (n == s) return e;
+    allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+  }
+  throw ConfigError(field, std::string(s), "one of " + allowed);
+}
+
+std::string fmt_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void require_range(const char* field, uint64_t v, uint64_t lo, uint64_t hi) {
+  if (v < lo || v > hi)
+    throw ConfigError(field, std::to_string(v),
+                      "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+}
+
+}  // namespace
+
+std::string_view to_string(Op v) noexcept { return name_of(kOps, v); }
+std::string_view to_string(QpType v) noexcept { return name_of(kQps, v); }
+std::string_view to_string(Mode v) noexcept { return name_of(kModes, v); }
+std::string_view to_string(CqMode v) noexcept { return name_of(kCqModes, v); }
+std::string_view to_string(ConnectMethod v) noexcept { return name_of(kConnects, v); }
+Op parse_op(std::string_view s) { return parse_name(kOps, s, "op"); }
+QpType parse_qp_type(std::string_view s) { return parse_name(kQps, s, "qp"); }
+Mode parse_mode(std::string_view s) { return parse_name(kModes, s, "mode"); }
+CqMode parse_cq_mode(std::string_view s) { return parse_name(kCqModes, s, "cq"); }
+ConnectMethod parse_connect(std::string_view s) { return parse_name(kConnects, s, "connect"); }
+
+uint64_t Workload::max_size() const noexcept {
+  return sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+}
+
+uint64_t Workload::effective_iterations() const noexcept {
+  if (iterations != 0) return iterations;
+  return mode == Mode::kBw ? 5000 : 1000;
+}
+
+uint64_t Workload::effective_warmup() const noexcept {
+  if (warmup != UINT64_MAX) return warmup;
+  return std::max<uint64_t>(1, effective_iterations() / 10);
+}
+
+uint32_t Workload::effective_inline(uint32_t device_max_inline) const noexcept {
+  if (inline_size >= 0) return static_cast<uint32_t>(inline_size);
+  if (mode == Mode::kLat && !is_fetch(op)) return std::min<uint32_t>(220, device_max_inline);
+  return 0;
+}
+
+uint32_t Workload::effective_signal_every() const noexcept {
+  if (signal_every != 0) return signal_every;
+  return mode == Mode::kLat ? 1 : std::min<uint32_t>(100, tx_depth);
+}
+
+void validate(const Workload& w) {
+  // Op x QP type, from the verbs table: UC has no read or atomics, UD only sends.
+  if (w.qp == QpType::kUc && (is_fetch(w.op)))
+    throw ConfigError("op", std::string(to_string(w.op)),
+                      "UC QPs support send, send_imm, write and write_imm only");
+  if (w.qp == QpType::kUd && w.op != Op::kSend && w.op != Op::kSendImm)
+    throw ConfigError("op", std::string(to_string(w.op)), "UD QPs support send and send_imm only");
+  if (w.sizes.empty()) throw ConfigError("size", "(none)", "at least one message size");
+  for (uint64_t s : w.sizes) {
+    if (is_atomic(w.op) && s != 8)
+      throw ConfigError("size", std::to_string(s), "atomics (" + std::string(to_string(w.op)) +
+                                                       ") operate on exactly 8 bytes");
+    if (s > (1ULL << 30))
+      throw ConfigError("size", std::to_string(s), "at most 1G (1073741824) bytes");
+    if (s == 0 && w.mode == Mode::kLat && (w.op == Op::kWrite))
+      throw ConfigError("size", "0",
+                        "write latency needs at least 1 byte (arrival is seen in the last byte)");
+    if (s == 0 && w.op == Op::kRead)
+      throw ConfigError("size", "0", "read needs at least 1 byte");
+  }
+  if (w.iterations != 0 && w.duration_s > 0)
+    throw ConfigError("iterations", std::to_string(w.iterations),
+                      "give either iterations (-n) or duration (-D), not both");
+  if (w.iterations > (1ULL << 40))
+    throw ConfigError("iterations", std::to_string(w.iterations), "at most 2^40");
+  if (!(w.duration_s >= 0) || w.duration_s > 86400)
+    throw ConfigError("duration", fmt_num(w.duration_s), "seconds between 0 and 86400");
+  if (!(w.warmup_s >= 0) || w.warmup_s > 3600)
+    throw ConfigError("warmup-time", fmt_num(w.warmup_s), "seconds between 0 and 3600");
+  if (w.warmup != UINT64_MAX && w.warmup > (1ULL << 40))
+    throw ConfigError("warmup", std::to_string(w.warmup), "at most 2^40");
+  require_range("tx-depth", w.tx_depth, 1, 1U << 20);
+  require_range("rx-depth", w.rx_depth, 1, 1U << 20);
+  if (w.signal_every != 0 && w.signal_every > w.tx_depth)
+    throw ConfigError("signal-every", std::to_string(w.signal_every),
+                      "between 1 and the send queue depth (tx-depth " +
+                          std::to_string(w.tx_depth) + ")");
+  if (w.inline_size < -1)
+    throw ConfigError("inline", std::to_string(w.inline_size), "0 or a positive byte count");
+  if (w.inline_size > 0 && is_fetch(w.op))
+    throw ConfigError("inline", std::to_string(w.inline_size),
+                      "0: read and atomics carry no payload to inline");
+  require_range("threads", w.threads, 1, 1024);
+  require_range("qps", w.qps_per_thread, 1, 65536);
+  if (uint64_t(w.threads) * w.qps_per_thread > 65536)
+    throw ConfigError("qps", std::to_string(w.qps_per_thread),
+                      "threads x qps must be at most 65536");
+  for (int c : w.cpus)
+    if (c < 0) throw ConfigError("cpus", std::to_string(c), "CPU numbers are >= 0");
+  if (w.mode == Mode::kLat && w.qps_per_thread != 1)
+    throw ConfigError("qps", std::to_string(w.qps_per_thread),
+                      "1 in latency mode (ping-pong uses one QP per thread; use --threads)");
+  if (w.mode == Mode::kLat && w.bidir)
+    throw ConfigError("bidir", "true", "only in bw mode (latency is a ping-pong already)");
+  if (w.mode == Mode::kLat && w.op == Op::kWrite && w.cq == CqMode::kEvent)
+    throw ConfigError("cq", "event",
+                      "poll for write latency (arrival is detected by polling memory; event mode "
+                      "works with send, send_imm, write_imm, read and atomics)");
+  if (w.srq && !uses_recv(w.op))
+    throw ConfigError("srq", "true", "only with ops that consume receives (send, send_imm, write_imm)");
+  if (w.connect == ConnectMethod::kRdmaCm && w.qp != QpType::kRc)
+    throw ConfigError("connect", "rdma_cm",
+                      "rdma_cm connects RC QPs here; use the TCP exchange for UC and UD");
+  if (w.mtu != 0 && w.mtu != 256 && w.mtu != 512 && w.mtu != 1024 && w.mtu != 2048 && w.mtu != 4096)
+    throw ConfigError("mtu", std::to_string(w.mtu), "one of 256, 512, 1024, 2048, 4096");
+  if (!(w.timeout_s > 0) || w.timeout_s > 3600)
+    throw ConfigError("timeout", fmt_num(w.timeout_s), "seconds, more than 0 and at most 3600");
+}
+
+void validate_for_device(const Workload& w, const DeviceLimits& d) {
+  const std::string on = " on device " + d.name;
+  if (w.tx_depth > static_cast<uint32_t>(d.max_qp_wr))
+    throw ConfigError("tx-depth", std::to_string(w.tx_depth),
+                      "at most max_qp_wr = " + std::to_string(d.max_qp_wr) + on);
+  int rx_limit = w.srq ? d.max_srq_wr : d.max_qp_wr;
+  if (w.rx_depth > static_cast<uint32_t>(rx_limit))
+    throw ConfigError("rx-depth", std::to_string(w.rx_depth),
+                      std::string("at most ") + (w.srq ? "max_srq_wr" : "max_qp_wr") + " = " +
+                          std::to_string(rx_limit) + on);
+  if (w.inline_size > 0 && static_cast<uint32_t>(w.inline_size) > d.max_inline_data)
+    throw ConfigError("inline", std::to_string(w.inline_size),
+                      "at most max_inline_data = " + std::to_string(d.max_inline_data) + on);
+  uint64_t qps = uint64_t(w.total_qps()) * (w.bidir ? 1 : 1);
+  if (d.max_qp > 0 && qps > static_cast<uint64_t>(d.max_qp))
+    throw ConfigError("qps", std::to_string(w.qps_per_thread),
+                      "threads x qps = " + std::to_string(qps) + " exceeds max_qp = " +
+                          std::to_string(d.max_qp) + on);
+  uint64_t cqe = uint64_t(w.qps_per_thread) * (w.tx_depth + w.rx_depth);
+  if (d.max_cqe > 0 && cqe > static_cast<uint64_t>(d.max_cqe))
+    throw ConfigError("qps", std::to_string(w.qps_per_thread),
+                      "qps x (tx-depth + rx-depth) = " + std::to_string(cqe) +
+                          " completion entries per thread exceeds max_cqe = " +
+                          std::to_string(d.max_cqe) + on);
+  if (d.max_mr_size > 0 && w.max_size() > d.max_mr_size)
+    throw ConfigError("size", std::to_string(w.max_size()),
+                      "at most max_mr_size = " + std::to_string(d.max_mr_size) + on);
+  uint32_t mtu = w.mtu != 0 ? w.mtu : d.port_active_mtu;
+  if (w.mtu != 0 && d.port_active_mtu != 0 && w.mtu > d.port_active_mtu)
+    throw ConfigError("mtu", std::to_string(w.mtu),
+                      "at most the port's active MTU " + std::to_string(d.port_active_mtu) + on);
+  if (w.qp == QpType::kUd)
+    for (uint64_t s : w.sizes)
+      if (s > mtu)
+        throw ConfigError("size", std::to_string(s),
+                          "UD messages must fit the MTU (" + std::to_string(mtu) + " bytes)" + on);
+  if (is_atomic(w.op) && d.atomic_cap == "none")
+    throw ConfigError("op", std::string(to_string(w.op)),
+                      "a device with atomic capability (" + d.name + " reports atomic_cap none)");
+  if (d.transport == "iWARP") {
+    if (w.qp != QpType::kRc)
+      throw ConfigError("qp", std::string(to_string(w.qp)),
+                        "rc: iWARP has only reliable connected QPs" + on);
+    if (w.connect != ConnectMethod::kRdmaCm)
+      throw ConfigError("connect", "tcp",
+                        "rdma_cm (-R): iWARP QPs connect only through rdma_cm" + on);
+  }
+}
+
+// ---- JSON -------------------------------------------------------------------------------------
+
+void to_json(nlohmann::json& j, const Workload& w) {
+  j = nlohmann::json{
+      {"op", to_string(w.op)},
+      {"qp", to_string(w.qp)},
+      {"mode", to_string(w.mode)},
+      {"bidir", w.bidir},
+      {"sizes", w.sizes},
+      {"iterations", w.effective_iterations()},
+      {"duration_s", w.duration_s},
+      {"warmup", w.effective_warmup()},
+      {"warmup_s", w.warmup_s},
+      {"tx_depth", w.tx_depth},
+      {"rx_depth", w.rx_depth},
+      {"inline_size", w.inline_size},
+      {"signal_every", w.effective_signal_every()},
+      {"cq", to_string(w.cq)},
+      {"srq", w.srq},
+      {"threads", w.threads},
+      {"qps_per_thread", w.qps_per_thread},
+      {"cpus", w.cpus},
+      {"connect", to_string(w.connect)},
+      {"verify", w.verify},
+      {"mtu", w.mtu},
+      {"timeout_s", w.timeout_s},
+  };
+  if (w.duration_s > 0) j["iterations"] = 0;
+}
+
+namespace {
+
+struct Reader {
+  const nlohmann::json& j;
+  std::string path;
+
+  [[noreturn]] void fail(const std::string& key, const nlohmann::json& v,
+                         const std::string& want) const {
+    throw ConfigError(path + "/" + key, v.dump(), want);
+  }
+  template <typename T>
+  bool get_uint(const char* key, T& out, uint64_t max = UINT64_MAX) const {
+    auto it = j.find(key);
+    if (it == j.end()) return false;
+    if (!it->is_number_unsigned() || it->template get<uint64_t>() > max)
+      fail(key, *it, "a non-negative integer" + (max == UINT64_MAX ? std::string()
+                                                                   : " <= " + std::to_string(max)));
+    out = static_cast<T>(it->template get<uint64_t>());
+    return true;
+  }
+  bool get_int(const char* key, int32_t& out) const {
+    auto it = j.find(key);
+    if (it == j.end()) return false;
+    if (!it->is_number_integer()) fail(key, *it, "an integer");
+    out = it->get<int32_t>();
+    return true;
+  }
+  bool get_double(const char* key, double& out) const {
+    auto it = j.find(key);
+    if (it == j.end()) return false;
+    if (!it->is_number()) fail(key, *it, "a number");
+    out = it->get<double>();
+    return true;
+  }
+  bool get_bool(const char* key, bool& out) const {
+    auto it = j.find(key);
+    if (it == j.end()) return false;
+    if (!it->is_boolean()) fail(key, *it, "true or false");
+    out = it->get<bool>();
+    return true;
+  }
+  template <typename F>
+  void get_enum(const char* key, F parse) const {
+    auto it = j.find(key);
+    if (it == j.end()) return;
+    if (!it->is_string()) fail(key, *it, "a string");
+    try {
+      parse(it->get<std::string>());
+    } catch (const ConfigError& e) {
+      throw ConfigError(path + "/" + key, e.value(), e.allowed());
+    }
+  }
+};
+
+}  // namespace
+
+Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
+  static const std::vector<std::string> kKeys = {
+      "op",        "qp",        "mode",     "bidir",     "sizes",        "iterations",
+      "duration_s", "warmup",   "warmup_s", "tx_depth",  "rx_depth",     "inline_size",
+      "signal_every", "cq",     "srq",      "threads",   "qps_per_thread", "cpus",
+      "connect",   "verify",    "mtu",      "timeout_s"};
+  if (!j.is_object()) throw ConfigError(path.empty() ? "/" : path, j.dump(), "a JSON object");
+  for (const auto& [k, v] : j.items()) {
+    if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
+      std::string allowed;
+      for (const auto& key : kKeys) allowed += (allowed.empty() ? "" : ", ") + key;
+      throw ConfigError(path + "/" + k, v.dump(), "unknown field; known fields: " + allowed);
+    }
+  }
+  Workload w;
+  Reader r{j, path};
+  r.get_enum("op", [&](const std::string& s) { w.op = parse_op(s); });
+  r.get_enum("qp", [&](const std::string& s) { w.qp = parse_qp_type(s); });
+  r.get_enum("mode", [&](const std::string& s) { w.mode = parse_mode(s); });
+  r.get_enum("cq", [&](const std::string& s) { w.cq = parse_cq_mode(s); });
+  r.get_enum("connect", [&](const std::string& s) { w.connect = parse_connect(s); });
+  r.get_bool("bidir", w.bidir);
+  r.get_bool("srq", w.srq);
+  r.get_bool("verify", w.verify);
+  if (auto it = j.find("sizes"); it != j.end()) {
+    if (!it->is_array()) r.fail("sizes", *it, "an array of byte counts");
+    w.sizes.clear();
+    for (size_t i = 0; i < it->size(); ++i) {
+      const auto& v = (*it)[i];
+      if (!v.is_number_unsigned())
+        throw ConfigError(path + "/sizes/" + std::to_string(i), v.dump(), "a non-negative integer");
+      w.sizes.push_back(v.get<uint64_t>());
+    }
+  }
+  r.get_uint("iterations", w.iterations);
+  r.get_double("duration_s", w.duration_s);
+  r.get_uint("warmup", w.warmup);
+  r.get_double("warmup_s", w.warmup_s);
+  r.get_uint("tx_depth", w.tx_depth, UINT32_MAX);
+  r.get_uint("rx_depth", w.rx_depth, UINT32_MAX);
+  r.get_int("inline_size", w.inline_size);
+  r.get_uint("signal_every", w.signal_every, UINT32_MAX);
+  r.get_uint("threads", w.threads, UINT32_MAX);
+  r.get_uint("qps_per_thread", w.qps_per_thread, UINT32_MAX);
+  r.get_uint("mtu", w.mtu, UINT32_MAX);
+  r.get_double("timeout_s", w.timeout_s);
+  if (auto it = j.find("cpus"); it != j.end()) {
+    if (!it->is_array()) r.fail("cpus", *it, "an array of CPU numbers");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const auto& v = (*it)[i];
+      if (!v.is_number_integer())
+        throw ConfigError(path + "/cpus/" + std::to_string(i), v.dump(), "a CPU number");
+      w.cpus.push_back(v.get<int>());
+    }
+  }
+  try {
+    validate(w);
+  } catch (const ConfigError& e) {
+    // Re-anchor the message at the JSON path of the field.
+    static const std::vector<std::pair<std::string, std::string>> kFieldToKey = {
+        {"tx-depth", "tx_depth"}, {"rx-depth", "rx_depth"},     {"signal-every", "signal_every"},
+        {"inline", "inline_size"}, {"qps", "qps_per_thread"},   {"duration", "duration_s"},
+        {"warmup-time", "warmup_s"}, {"timeout", "timeout_s"},  {"size", "sizes"}};
+    std::string key = e.field();
+    for (const auto& [f, k] : kFieldToKey)
+      if (f == key) key = k;
+    throw ConfigError(path + "/" + key, e.value(), e.allowed());
+  }
+  return w;
+}
+
+// ---- sizes ------------------------------------------------------------------------------------
+
+uint64_t parse_size(std::string_view s, const std::string& field) {
+  const std::string orig(s);
+  auto bad = [&]() -> ConfigError {
+    return ConfigError(field, orig,
+                       "a byte count such as 64, 4K, 1M or 1G (K/M/G are powers of 1024)");
+  };
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  if (s.empty() || s.front() == '-' || s.front() == '+') throw bad();
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc()) throw bad();
+  std::string_view suffix(p, static_cast<size_t>(s.data() + s.size() - p));
+  if (!suffix.empty() && (suffix.back() == 'B' || suffix.back() == 'b')) suffix.remove_suffix(1);
+  if (!suffix.empty() && (suffix.back() == 'i')) suffix.remove_suffix(1);
+  int shift = 0;
+  if (suffix.empty()) shift = 0;
+  else if (suffix == "K" || suffix == "k") shift = 10;
+  else if (suffix == "M" || suffix == "m") shift = 20;
+  else if (suffix == "G" || suffix == "g") shift = 30;
+  else throw bad();
+  if (shift > 0 && v > (UINT64_MAX >> shift)) throw bad();
+  return v << shift;
+}
+
+std::vector<uint64_t> parse_size_list(std::string_view s, const std::string& field) {
+  std::vector<uint64_t> out;
+  if (s == "all") {
+    for (uint64_t v = 2; v <= (8ULL << 20); v *= 2) out.push_back(v);
+    return out;
+  }
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    std::string_view item = s.substr(start, comma == std::string_view::npos ? s.npos : comma - start);
+    if (size_t dash = item.find('-'); dash != std::string_view::npos && dash > 0) {
+      uint64_t lo = parse_size(item.substr(0, dash), field);
+      uint64_t hi = parse_size(item.substr(dash + 1), field);
+      if (lo == 0 || hi < lo)
+        throw ConfigError(field, std::string(item),
+                          "a range FROM-TO with 0 < FROM <= TO (sizes double from FROM)");
+      for (uint64_t v = lo; v <= hi; v *= 2) out.push_back(v);
+    } else {
+      out.push_back(parse_size(item, field));
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::string format_size(uint64_t b) {
+  if (b >= (1ULL << 30) && b % (1ULL << 30) == 0) return std::to_string(b >> 30) + "G";
+  if (b >= (1ULL << 20) && b % (1ULL << 20) == 0) return std::to_string(b >> 20) + "M";
+  if (b >= (1ULL << 10) && b % (1ULL << 10) == 0) return std::to_string(b >> 10) + "K";
+  return std::to_string(b);
+}
+
+}  // namespace rdmabench

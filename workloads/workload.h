@@ -1,0 +1,104 @@
+#pragma once
+// The workload: everything the client decides and sends to the server during the handshake, so
+// both sides always agree. Parsed and validated in one place (workload.cc); invalid combinations
+// are refused with a ConfigError naming the option, the value and what is allowed, before any
+// verbs resource exists.
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rdmabench {
+
+enum class Op : uint8_t { kSend, kSendImm, kWrite, kWriteImm, kRead, kFetchAdd, kCmpSwap };
+enum class QpType : uint8_t { kRc, kUc, kUd };
+enum class Mode : uint8_t { kBw, kLat };
+enum class CqMode : uint8_t { kPoll, kEvent };
+enum class ConnectMethod : uint8_t { kTcp, kRdmaCm };
+
+std::string_view to_string(Op v) noexcept;
+std::string_view to_string(QpType v) noexcept;
+std::string_view to_string(Mode v) noexcept;
+std::string_view to_string(CqMode v) noexcept;
+std::string_view to_string(ConnectMethod v) noexcept;
+// Parse from the names above; throw ConfigError(field, value, allowed names).
+Op parse_op(std::string_view s);
+QpType parse_qp_type(std::string_view s);
+Mode parse_mode(std::string_view s);
+CqMode parse_cq_mode(std::string_view s);
+ConnectMethod parse_connect(std::string_view s);
+
+constexpr bool is_atomic(Op op) noexcept { return op == Op::kFetchAdd || op == Op::kCmpSwap; }
+// Ops whose messages consume a receive WR at the responder.
+constexpr bool uses_recv(Op op) noexcept {
+  return op == Op::kSend || op == Op::kSendImm || op == Op::kWriteImm;
+}
+// Ops where the requester waits for data coming back (read and atomics).
+constexpr bool is_fetch(Op op) noexcept { return op == Op::kRead || is_atomic(op); }
+
+struct Workload {
+  Op op = Op::kWrite;
+  QpType qp = QpType::kRc;
+  Mode mode = Mode::kBw;
+  bool bidir = false;
+  std::vector<uint64_t> sizes{65536};
+  uint64_t iterations = 0;       // per QP per size; 0 = default for the mode (5000 bw, 1000 lat)
+  double duration_s = 0;         // > 0: run for this long per size instead of a count
+  uint64_t warmup = UINT64_MAX;  // warm-up iterations per QP; UINT64_MAX = default (10 %, >= 1)
+  double warmup_s = 1.0;         // warm-up time in duration mode
+  uint32_t tx_depth = 128;
+  uint32_t rx_depth = 512;
+  int32_t inline_size = -1;      // -1 = default (0 for bw; up to 220 for lat on send/write)
+  uint32_t signal_every = 0;     // 0 = default (min(100, tx_depth) for bw, 1 for lat)
+  CqMode cq = CqMode::kPoll;
+  bool srq = false;
+  uint32_t threads = 1;
+  uint32_t qps_per_thread = 1;
+  std::vector<int> cpus;         // pin worker i to cpus[i % size]; empty = no pinning
+  ConnectMethod connect = ConnectMethod::kTcp;
+  bool verify = false;
+  uint32_t mtu = 0;              // 0 = the ports' active MTU
+  double timeout_s = 5.0;        // longest wait for the peer or for progress
+
+  uint64_t max_size() const noexcept;
+  uint64_t effective_iterations() const noexcept;
+  uint64_t effective_warmup() const noexcept;
+  uint32_t effective_inline(uint32_t device_max_inline) const noexcept;
+  uint32_t effective_signal_every() const noexcept;
+  uint32_t total_qps() const noexcept { return threads * qps_per_thread; }
+  // Responder-side receive WRs needed per QP.
+  bool responder_posts_recv() const noexcept { return uses_recv(op); }
+};
+
+// Structural validation (no device needed): refuses invalid combinations of op, QP type and mode
+// and out-of-range values.
+void validate(const Workload& w);
+
+// Limits of a device that a workload must respect.
+struct DeviceLimits {
+  std::string name;
+  std::string transport;        // "InfiniBand", "iWARP"
+  std::string atomic_cap;       // "none", ...
+  uint32_t port_active_mtu = 0; // bytes
+  uint32_t max_inline_data = 0;
+  int max_qp_wr = 0;
+  int max_qp = 0;
+  int max_cqe = 0;
+  int max_srq_wr = 0;
+  int max_sge = 0;
+  uint64_t max_mr_size = 0;
+};
+void validate_for_device(const Workload& w, const DeviceLimits& d);
+
+void to_json(nlohmann::json& j, const Workload& w);
+// Reads a workload; every error names the JSON path of the bad field (e.g. "/workload/op").
+Workload workload_from_json(const nlohmann::json& j, const std::string& path = "");
+
+// "4096", "4K", "1M", "2G" (binary multiples) -> bytes. ConfigError naming `field` otherwise.
+uint64_t parse_size(std::string_view s, const std::string& field);
+// "4K", "2,64,1K", "2-8M" (powers of two from..to), "all" (2 B .. 8 MiB) -> list of sizes.
+std::vector<uint64_t> parse_size_list(std::string_view s, const std::string& field);
+std::string format_size(uint64_t bytes);
+
+}  // namespace rdmabench
