@@ -1,0 +1,205 @@
+#!/bin/bash
+# PID 1 of an rdmabench testbed guest, after the initramfs (initramfs-init.sh)
+# switch_root'ed into the host's root file system (mounted over virtio-9p) and
+# loaded the modules (virtio, 9p, veth, virtio_net, rdma_rxe).  Called as
+#   guest-init.sh STATE_DIR
+# STATE_DIR is a host directory (shared through 9p) holding guest.conf and
+# lib.sh, written by testbed/softroce; results go back through it:
+#   booted      rxe is up (run mode); the RDMABENCH_TEST_* assignments
+#   ready       same, in pair mode, once sshd has started
+#   exitcode    exit status of CMD (run mode)
+#   guest-error one-line reason when the setup failed
+# Its own messages go to the console (ttyS0 -> STATE_DIR/console.log).
+#
+# Rules: the host's files are live under /, so this script writes nothing on
+# the host outside STATE_DIR (/run is a guest tmpfs; nothing under /etc or
+# /lib); every step has a timeout; the guest powers off at the end, whatever
+# happens.  Each exec from 9p costs ~0.5 s under TCG, hence bash builtins and
+# the busybox copy on tmpfs ($BB) wherever possible.
+
+set -u
+STATE=${1:?usage: guest-init.sh STATE_DIR}
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+BB=/run/rdmabench/busybox
+RB_SLEEP="$BB sleep"
+
+uptime_s() {
+    local up _
+    read -r up _ </proc/uptime
+    echo "$up"
+}
+log() { echo "[$(uptime_s)] rdmabench-guest: $*"; }
+
+power_off() {
+    $BB sync
+    # Not the host's systemd poweroff: PID 1 is this script.
+    $BB poweroff -f
+    $BB sleep 2
+    echo o >/proc/sysrq-trigger
+    $BB sleep 10
+}
+
+fail() {
+    log "FATAL: $*"
+    echo "$*" >"$STATE/guest-error"
+    power_off
+    exit 1
+}
+
+# t SECONDS CMD...: run one setup step with a timeout.  (CMD is resolved
+# here: busybox would run its own applet of the same name.)
+t() {
+    local secs=$1 cmd
+    shift
+    cmd=$(type -P "$1") || { log "$1: command not found"; return 127; }
+    shift
+    $BB timeout -k 5 "$secs" "$cmd" "$@"
+}
+
+trap 'fail "guest-init.sh: unexpected SIGINT"' INT
+# shellcheck source=/dev/null
+. "$STATE/guest.conf" || fail "cannot read $STATE/guest.conf"
+# shellcheck source=testbed/lib.sh
+. "$STATE/lib.sh" || fail "cannot read $STATE/lib.sh"
+: "${RB_MODE:?}" "${RB_KVER:?}" "${RB_MODBASE:?}" "${RB_DEVICE:?}" "${RB_ADDR:?}"
+STEP=${RB_STEP_TIMEOUT:-60}
+if [ -n "${RB_TRACE:-}" ]; then
+    PS4='+[$(uptime_s)] '
+    set -x
+fi
+
+log "up ($RB_KVER), mode $RB_MODE, state $STATE"
+
+# Kernel modules of the *guest* kernel live in the cache, not in the host's
+# /lib/modules.  If the host has a /lib/modules directory we cover it with a
+# tmpfs (guest-only) and bind the cached tree there; otherwise (no mount point,
+# and we must not create one on the host) point modprobe at the cache with -d,
+# both for the kernel's auto-loading (kernel.modprobe) and for commands run in
+# the guest (MODPROBE_OPTIONS, also set for ssh sessions).
+if [ -d /lib/modules ] && [ ! -L /lib/modules ]; then
+    $BB mount -t tmpfs -o mode=0755,size=1m tmpfs /lib/modules || fail "mount tmpfs /lib/modules"
+    $BB mkdir "/lib/modules/$RB_KVER"
+    $BB mount -o bind "$RB_MODBASE/lib/modules/$RB_KVER" "/lib/modules/$RB_KVER" ||
+        fail "bind-mount the guest modules"
+else
+    export MODPROBE_OPTIONS="-d $RB_MODBASE"
+    printf '#!/bin/sh\necho "rdmabench-guest: kernel loads module: $*" >/dev/console\nexec /sbin/modprobe -d %q "$@"\n' \
+        "$RB_MODBASE" >/run/rdmabench/modprobe
+    $BB chmod 755 /run/rdmabench/modprobe
+    echo /run/rdmabench/modprobe >/proc/sys/kernel/modprobe
+fi
+
+echo "$RB_HOSTNAME" >/proc/sys/kernel/hostname
+ulimit -l unlimited || fail "ulimit -l unlimited"
+ulimit -n 65536 || true
+
+# --- network -----------------------------------------------------------------
+# find_netdev MAC: the interface with that MAC (no udev here: eth0, eth1...).
+find_netdev() {
+    local d a
+    for d in /sys/class/net/*; do
+        read -r a <"$d/address" || continue
+        if [ "$a" = "$1" ]; then
+            echo "${d##*/}"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# One "ip -batch" (a single exec) for all of the link setup.
+case "$RB_MODE" in
+run)
+    # rxe on one end of a veth pair; client and server share the rxe device
+    # (loopback), which works, unlike two rxe devices in two namespaces.
+    NETDEV=rbveth0
+    IPCMDS="link set lo up
+link add rbveth0 type veth peer name rbveth1
+link set rbveth1 up
+link set rbveth0 up
+addr add $RB_ADDR/${RB_PREFIX:-24} dev rbveth0"
+    ;;
+pair)
+    NETDEV=$(find_netdev "$RB_LINK_MAC") || fail "no NIC with MAC $RB_LINK_MAC (link)"
+    MGMT=$(find_netdev "$RB_MGMT_MAC") || fail "no NIC with MAC $RB_MGMT_MAC (ssh)"
+    IPCMDS="link set lo up
+link set $MGMT up
+addr add $RB_MGMT_ADDR/24 dev $MGMT
+link set $NETDEV up
+addr add $RB_ADDR/${RB_PREFIX:-24} dev $NETDEV"
+    ;;
+*) fail "unknown RB_MODE $RB_MODE" ;;
+esac
+echo "$IPCMDS" >/run/rdmabench/ip.batch
+t "$STEP" ip -batch /run/rdmabench/ip.batch || fail "network setup failed: ip -batch: ${IPCMDS//$'\n'/; }"
+
+# --- rxe -----------------------------------------------------------------------
+[ -d /sys/module/rdma_rxe ] || t "$STEP" modprobe rdma_rxe || fail "modprobe rdma_rxe"
+t "$STEP" rdma link add "$RB_DEVICE" type rxe netdev "$NETDEV" ||
+    fail "rdma link add $RB_DEVICE type rxe netdev $NETDEV"
+GID_INDEX=$(rb_wait_roce_gid "$RB_DEVICE" "$RB_ADDR" "$STEP") ||
+    fail "no ACTIVE port with the RoCE v2 GID of $RB_ADDR on $RB_DEVICE after ${STEP}s"
+log "$RB_DEVICE on $NETDEV ($RB_ADDR) ACTIVE, RoCE v2 GID index $GID_INDEX"
+
+export RDMABENCH_TEST_DEVICE=$RB_DEVICE RDMABENCH_TEST_ADDR=$RB_ADDR RDMABENCH_TEST_GID_INDEX=$GID_INDEX
+cat >/run/rdmabench-testbed.env <<EOF
+export RDMABENCH_TEST_DEVICE=$RB_DEVICE
+export RDMABENCH_TEST_ADDR=$RB_ADDR
+export RDMABENCH_TEST_GID_INDEX=$GID_INDEX
+EOF
+
+# --- run mode: CMD, then power off ---------------------------------------------
+if [ "$RB_MODE" = run ]; then
+    $BB cp /run/rdmabench-testbed.env "$STATE/booted"
+    log "running the command"
+    (
+        # The caller's environment (exported variables), then ours on top.
+        set +x
+        # shellcheck source=/dev/null
+        . "$STATE/env.sh"
+        . /run/rdmabench-testbed.env
+        [ -z "${MODPROBE_OPTIONS:-}" ] || export MODPROBE_OPTIONS
+        cd "$RB_CWD" || exit 125
+        exec "${RB_CMD[@]}"
+    ) </dev/null >"$STATE/stdout" 2>"$STATE/stderr"
+    rc=$?
+    echo "$rc" >"$STATE/exitcode.tmp" && $BB mv "$STATE/exitcode.tmp" "$STATE/exitcode"
+    log "command exited with $rc, powering off"
+    power_off
+    exit 0
+fi
+
+# --- pair mode: sshd, then wait for SIGTERM ------------------------------------
+$BB mkdir -p -m 0755 /run/sshd
+cat >/run/rdmabench/sshd_config <<EOF
+# generated by testbed/guest-init.sh (guest-only, in /run)
+Port 22
+ListenAddress 0.0.0.0
+HostKey $RB_SSH_DIR/ssh_host_ed25519_key
+AuthorizedKeysFile $RB_SSH_DIR/authorized_keys
+StrictModes no
+UsePAM no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PidFile /run/rdmabench/sshd.pid
+UseDNS no
+PrintMotd no
+PrintLastLog no
+Subsystem sftp /usr/lib/openssh/sftp-server
+SetEnv PATH=$PATH RDMABENCH_TEST_DEVICE=$RB_DEVICE RDMABENCH_TEST_ADDR=$RB_ADDR RDMABENCH_TEST_GID_INDEX=$GID_INDEX${MODPROBE_OPTIONS:+ "MODPROBE_OPTIONS=$MODPROBE_OPTIONS"}
+EOF
+# sshd inherits "ulimit -l unlimited" from here (UsePAM no: nothing resets it).
+t "$STEP" /usr/sbin/sshd -f /run/rdmabench/sshd_config -E "$STATE/sshd.log" ||
+    fail "sshd did not start (see $STATE/sshd.log)"
+
+$BB cp /run/rdmabench-testbed.env "$STATE/ready.tmp" && $BB mv "$STATE/ready.tmp" "$STATE/ready"
+log "ready; waiting for SIGTERM (testbed/softroce pair down)"
+
+trap 'log "SIGTERM: powering off"; power_off; exit 0' TERM
+# Sleep in the background so the trap runs at once; wait also reaps orphans.
+while :; do
+    $BB sleep 3600 &
+    wait $!
+done
