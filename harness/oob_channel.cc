@@ -190,8 +190,11 @@ nlohmann::json OobChannel::recv(std::chrono::milliseconds timeout, const std::st
   std::vector<uint8_t> body(len);
   read_exact(body.data(), body.size(), deadline, what);
   nlohmann::json j = decode_payload(body);
-  if (j["type"] == "error")
-    throw PeerError("the peer " + peer_ + " reported: " + j.value("message", std::string("(no text)")));
+  if (j["type"] == "error") {
+    const auto it = j.find("message");
+    throw PeerError("the peer " + peer_ + " reported: " +
+                    (it != j.end() && it->is_string() ? it->get<std::string>() : std::string("(no text)")));
+  }
   return j;
 }
 

@@ -1,6 +1,10 @@
 #include "workloads/result.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <infiniband/verbs.h>
+#include <climits>
+#include <cstdlib>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -8,30 +12,71 @@
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include "harness/error.h"
 
 namespace rdmabench {
 namespace {
 
-std::string read_first_line(const char* cmd) {
-  std::string out;
-  if (FILE* f = popen(cmd, "r")) {
-    char buf[256];
-    if (fgets(buf, sizeof buf, f) != nullptr) out = buf;
-    pclose(f);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
+// rdma-core's version, read off the file name of the libibverbs we run with: rdma-core N.M
+// installs libibverbs.so.1.<abi>.N.M (cheap, unlike asking the package manager).
+std::string rdma_core_version() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&ibv_get_device_list), &info) == 0 || info.dli_fname == nullptr)
+    return "unknown";
+  char resolved[PATH_MAX];
+  if (realpath(info.dli_fname, resolved) == nullptr) return "unknown";
+  std::string name = resolved;
+  name = name.substr(name.rfind('/') + 1);  // libibverbs.so.1.14.44.0
+  const std::string prefix = "libibverbs.so.";
+  if (name.rfind(prefix, 0) != 0) return "unknown";
+  std::string ver = name.substr(prefix.size());  // 1.14.44.0
+  size_t first = ver.find('.');
+  size_t second = first == std::string::npos ? first : ver.find('.', first + 1);
+  if (second == std::string::npos) return "unknown";
+  return ver.substr(second + 1);
 }
 
 nlohmann::json cpu_json(const CpuUse& c) {
   return {{"user_s", c.user_s}, {"sys_s", c.sys_s}, {"utilization", c.utilization}};
 }
 
+// Doubles: NaN (no data) is written as null by nlohmann/json, so null reads back as NaN.
+double num(const nlohmann::json& j) {
+  if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return j.get<double>();
+}
+
 CpuUse cpu_from(const nlohmann::json& j) {
-  return {j.at("user_s").get<double>(), j.at("sys_s").get<double>(),
-          j.at("utilization").get<double>()};
+  return {num(j.at("user_s")), num(j.at("sys_s")), num(j.at("utilization"))};
+}
+
+// Reads the value at a JSON pointer; errors name that path.
+template <typename T>
+T at_path(const nlohmann::json& j, const std::string& ptr, const char* want) {
+  try {
+    return j.at(nlohmann::json::json_pointer(ptr)).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    const nlohmann::json::json_pointer p(ptr);
+    if (j.contains(p)) throw ConfigError(ptr, j.at(p).dump(), want);
+    // Name the first key on the path that is absent (e.g. 'hosts' when the whole object is).
+    std::string prefix;
+    std::string missing = ptr.substr(ptr.rfind('/') + 1);
+    size_t pos = 1;
+    while (pos <= ptr.size()) {
+      size_t next = ptr.find('/', pos);
+      std::string key = ptr.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+      prefix += "/" + key;
+      if (!j.contains(nlohmann::json::json_pointer(prefix))) {
+        missing = key;
+        break;
+      }
+      if (next == std::string::npos) break;
+      pos = next + 1;
+    }
+    throw ConfigError(ptr, "(missing)", std::string(want) + " (key '" + missing + "' is missing)");
+  }
 }
 
 }  // namespace
@@ -43,9 +88,7 @@ HostInfo local_host_info() {
   h.hostname = name;
   utsname u{};
   if (uname(&u) == 0) h.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
-  h.rdma_core = read_first_line("dpkg-query -W -f='${Version}' rdma-core 2>/dev/null");
-  if (h.rdma_core.empty()) h.rdma_core = read_first_line("rpm -q --qf '%{VERSION}' rdma-core 2>/dev/null");
-  if (h.rdma_core.empty()) h.rdma_core = "unknown";
+  h.rdma_core = rdma_core_version();
   return h;
 }
 
@@ -113,9 +156,9 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
     r.iterations = j.at("iterations").get<uint64_t>();
     r.ops = j.at("ops").get<uint64_t>();
     r.bytes = j.at("bytes").get<uint64_t>();
-    r.seconds = j.at("seconds").get<double>();
-    r.gbps = j.at("gbps").get<double>();
-    r.mmsg_per_s = j.at("mmsg_per_s").get<double>();
+    r.seconds = num(j.at("seconds"));
+    r.gbps = num(j.at("gbps"));
+    r.mmsg_per_s = num(j.at("mmsg_per_s"));
     r.cpu = cpu_from(j.at("cpu"));
     r.sent_messages = j.at("sent_messages").get<uint64_t>();
     r.received_messages = j.at("received_messages").get<uint64_t>();
@@ -130,18 +173,18 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
       lr.unit = l.at("unit").get<std::string>();
       lr.summary.count = l.at("count").get<uint64_t>();
       lr.summary.overflow = l.at("overflow").get<uint64_t>();
-      lr.summary.min = l.at("min").get<double>();
-      lr.summary.max = l.at("max").get<double>();
-      lr.summary.mean = l.at("mean").get<double>();
-      lr.summary.stdev = l.at("stdev").get<double>();
-      lr.summary.p50 = l.at("p50").get<double>();
-      lr.summary.p90 = l.at("p90").get<double>();
-      lr.summary.p99 = l.at("p99").get<double>();
-      lr.summary.p999 = l.at("p99_9").get<double>();
-      lr.summary.p9999 = l.at("p99_99").get<double>();
-      lr.max_relative_error = l.at("max_relative_error").get<double>();
+      lr.summary.min = num(l.at("min"));
+      lr.summary.max = num(l.at("max"));
+      lr.summary.mean = num(l.at("mean"));
+      lr.summary.stdev = num(l.at("stdev"));
+      lr.summary.p50 = num(l.at("p50"));
+      lr.summary.p90 = num(l.at("p90"));
+      lr.summary.p99 = num(l.at("p99"));
+      lr.summary.p999 = num(l.at("p99_9"));
+      lr.summary.p9999 = num(l.at("p99_99"));
+      lr.max_relative_error = num(l.at("max_relative_error"));
       for (const auto& b : l.at("buckets"))
-        lr.buckets.push_back({b.at(0).get<double>(), b.at(1).get<double>(), b.at(2).get<double>()});
+        lr.buckets.push_back({num(b.at(0)), num(b.at(1)), num(b.at(2))});
       r.latency = lr;
     }
     for (const auto& t : j.at("threads")) {
@@ -149,17 +192,17 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
       tr.thread = t.at("thread").get<uint32_t>();
       tr.ops = t.at("ops").get<uint64_t>();
       tr.bytes = t.at("bytes").get<uint64_t>();
-      tr.seconds = t.at("seconds").get<double>();
-      tr.gbps = t.at("gbps").get<double>();
-      tr.mmsg_per_s = t.at("mmsg_per_s").get<double>();
+      tr.seconds = num(t.at("seconds"));
+      tr.gbps = num(t.at("gbps"));
+      tr.mmsg_per_s = num(t.at("mmsg_per_s"));
       tr.cpu = cpu_from(t.at("cpu"));
       r.threads.push_back(tr);
     }
     if (!j.at("reverse").is_null()) {
       const auto& v = j.at("reverse");
       r.reverse = DirectionResult{v.at("ops").get<uint64_t>(), v.at("bytes").get<uint64_t>(),
-                                  v.at("seconds").get<double>(), v.at("gbps").get<double>(),
-                                  v.at("mmsg_per_s").get<double>()};
+                                  num(v.at("seconds")), num(v.at("gbps")),
+                                  num(v.at("mmsg_per_s"))};
     }
     return r;
   } catch (const nlohmann::json::exception& e) {
@@ -187,31 +230,38 @@ void to_json(nlohmann::json& j, const RunResult& r) {
 
 RunResult run_result_from_json(const nlohmann::json& j) {
   RunResult r;
-  try {
-    r.schema_version = j.at("schema_version").get<int>();
-    if (r.schema_version != kSchemaVersion)
-      throw ConfigError("/schema_version", std::to_string(r.schema_version),
-                        "schema version " + std::to_string(kSchemaVersion));
-    r.tool = j.at("tool").at("name").get<std::string>();
-    r.tool_version = j.at("tool").at("version").get<std::string>();
-    r.start_time = j.at("start_time").get<std::string>();
-    auto host = [](const nlohmann::json& h) {
-      return HostInfo{h.at("hostname").get<std::string>(), h.at("kernel").get<std::string>(),
-                      h.at("rdma_core").get<std::string>()};
-    };
-    r.client_host = host(j.at("hosts").at("client"));
-    r.server_host = host(j.at("hosts").at("server"));
-    r.client_device = j.at("devices").at("client");
-    r.server_device = j.at("devices").at("server");
-    r.server_address = j.at("server_address").get<std::string>();
-    r.clock.source = j.at("clock").at("source").get<std::string>();
-    r.clock.tsc_hz = j.at("clock").at("tsc_hz").get<double>();
-    r.clock.fallback_reason = j.at("clock").at("fallback_reason").get<std::string>();
-    r.counters = j.at("counters");
-    if (!j.at("error").is_null()) r.error = j.at("error").get<std::string>();
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError("/", "(result document)", std::string("an rdmabench result: ") + e.what());
-  }
+  if (!j.is_object()) throw ConfigError("/", j.dump().substr(0, 40), "an rdmabench result document (a JSON object)");
+  if (!j.contains("schema_version"))
+    throw ConfigError("/schema_version", "(missing)",
+                      "an rdmabench result document (key 'schema_version' is missing)");
+  r.schema_version = at_path<int>(j, "/schema_version", "an integer schema version");
+  if (r.schema_version != kSchemaVersion)
+    throw ConfigError("/schema_version", std::to_string(r.schema_version),
+                      "schema version " + std::to_string(kSchemaVersion));
+  const char* kStr = "a string";
+  r.tool = at_path<std::string>(j, "/tool/name", kStr);
+  if (r.tool != "rdmabench") throw ConfigError("/tool/name", r.tool, "\"rdmabench\"");
+  r.tool_version = at_path<std::string>(j, "/tool/version", kStr);
+  r.start_time = at_path<std::string>(j, "/start_time", kStr);
+  auto host = [&](const std::string& side) {
+    const std::string base = "/hosts/" + side + "/";
+    return HostInfo{at_path<std::string>(j, base + "hostname", kStr),
+                    at_path<std::string>(j, base + "kernel", kStr),
+                    at_path<std::string>(j, base + "rdma_core", kStr)};
+  };
+  r.client_host = host("client");
+  r.server_host = host("server");
+  r.client_device = at_path<nlohmann::json>(j, "/devices/client", "a device object");
+  r.server_device = at_path<nlohmann::json>(j, "/devices/server", "a device object");
+  r.server_address = at_path<std::string>(j, "/server_address", kStr);
+  r.clock.source = at_path<std::string>(j, "/clock/source", kStr);
+  r.clock.tsc_hz = at_path<double>(j, "/clock/tsc_hz", "a number");
+  r.clock.fallback_reason = at_path<std::string>(j, "/clock/fallback_reason", kStr);
+  r.counters = at_path<nlohmann::json>(j, "/counters", "an object");
+  if (!j.contains("error") || !(j["error"].is_null() || j["error"].is_string()))
+    throw ConfigError("/error", j.contains("error") ? j["error"].dump() : "(missing)",
+                      j.contains("error") ? "null or a string" : "null or a string (key 'error' is missing)");
+  if (j["error"].is_string()) r.error = j["error"].get<std::string>();
   if (!j.contains("workload")) throw ConfigError("/workload", "(missing)", "a workload object");
   nlohmann::json wl = j.at("workload");
   r.workload = workload_from_json(wl, "/workload");

@@ -266,7 +266,10 @@ struct Reader {
   bool get_int(const char* key, int32_t& out) const {
     auto it = j.find(key);
     if (it == j.end()) return false;
-    if (!it->is_number_integer()) fail(key, *it, "an integer");
+    if (!it->is_number_integer() ||
+        (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT32_MAX}) ||
+        (!it->is_number_unsigned() && (it->get<int64_t>() < INT32_MIN || it->get<int64_t>() > INT32_MAX)))
+      fail(key, *it, "an integer between -1 and 2147483647");
     out = it->get<int32_t>();
     return true;
   }
@@ -349,8 +352,10 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
     if (!it->is_array()) r.fail("cpus", *it, "an array of CPU numbers");
     for (size_t i = 0; i < it->size(); ++i) {
       const auto& v = (*it)[i];
-      if (!v.is_number_integer())
-        throw ConfigError(path + "/cpus/" + std::to_string(i), v.dump(), "a CPU number");
+      const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() <= 4095
+                      : v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 4095;
+      if (!ok)
+        throw ConfigError(path + "/cpus/" + std::to_string(i), v.dump(), "a CPU number from 0 to 4095");
       w.cpus.push_back(v.get<int>());
     }
   }
@@ -385,8 +390,10 @@ uint64_t parse_size(std::string_view s, const std::string& field) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc()) throw bad();
   std::string_view suffix(p, static_cast<size_t>(s.data() + s.size() - p));
-  if (!suffix.empty() && (suffix.back() == 'B' || suffix.back() == 'b')) suffix.remove_suffix(1);
-  if (!suffix.empty() && (suffix.back() == 'i')) suffix.remove_suffix(1);
+  // Accept K, KB, Ki, KiB (any case for the letter), all meaning 1024.
+  if (suffix.size() >= 2 && (suffix.back() == 'B' || suffix.back() == 'b')) suffix.remove_suffix(1);
+  if (suffix.size() == 2 && suffix.back() == 'i') suffix.remove_suffix(1);
+  if (suffix == "B" || suffix == "b") suffix = {};
   int shift = 0;
   if (suffix.empty()) shift = 0;
   else if (suffix == "K" || suffix == "k") shift = 10;
@@ -413,7 +420,10 @@ std::vector<uint64_t> parse_size_list(std::string_view s, const std::string& fie
       if (lo == 0 || hi < lo)
         throw ConfigError(field, std::string(item),
                           "a range FROM-TO with 0 < FROM <= TO (sizes double from FROM)");
-      for (uint64_t v = lo; v <= hi; v *= 2) out.push_back(v);
+      for (uint64_t v = lo;; v *= 2) {  // doubling, without overflowing past `hi`
+        out.push_back(v);
+        if (v > hi / 2) break;
+      }
     } else {
       out.push_back(parse_size(item, field));
     }

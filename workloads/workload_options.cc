@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 #include "harness/error.h"
 
@@ -29,8 +30,9 @@ uint64_t parse_uint_option(const std::string& field, const std::string& text, ui
 }
 
 double parse_seconds_option(const std::string& field, const std::string& text, double lo, double hi) {
-  const std::string allowed = "seconds from " + std::to_string(lo).substr(0, 4) + " to " +
-                              std::to_string(static_cast<int64_t>(hi));
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "seconds from %g to %g", lo, hi);
+  const std::string allowed = buf;
   double v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v) ||

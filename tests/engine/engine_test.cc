@@ -1,0 +1,311 @@
+// Integration tests of the engine on a real RDMA device (Soft-RoCE in the testbed).
+// Run them through `testbed/softroce run -- rdmabench_engine_tests` (CTest does); without the
+// testbed's RDMABENCH_TEST_* variables every test fails, it never skips.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/engine/process.h"
+#include "workloads/result.h"
+
+namespace rdmabench::test {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+struct Testbed {
+  std::string device = env("RDMABENCH_TEST_DEVICE");
+  std::string addr = env("RDMABENCH_TEST_ADDR");
+  std::string gid = env("RDMABENCH_TEST_GID_INDEX");
+  bool ok() const { return !device.empty() && !addr.empty() && !gid.empty(); }
+};
+
+class Engine : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    Testbed tb;
+    if (!tb.ok()) return;
+    server_ = std::make_unique<Background>(std::vector<std::string>{
+        RDMABENCH_BIN, "server", "-d", tb.device, "-x", tb.gid, "--bind", tb.addr, "-p", "0"});
+    std::string line = server_->line();
+    const std::string tag = "RDMABENCH_SERVER_READY ";
+    if (line.rfind(tag, 0) == 0) {
+      auto j = nlohmann::json::parse(line.substr(tag.size()));
+      port_ = std::to_string(j.at("port").get<int>());
+    }
+  }
+  static void TearDownTestSuite() { server_.reset(); }
+
+  void SetUp() override {
+    ASSERT_TRUE(tb_.ok()) << "RDMABENCH_TEST_DEVICE/ADDR/GID_INDEX are not set: run this binary "
+                             "with testbed/softroce run -- " RDMABENCH_BIN;
+    ASSERT_FALSE(port_.empty()) << "the rdmabench server did not print its ready line";
+  }
+
+  // Runs the client with `args`; returns its exit status and the parsed result document.
+  RunOutput client(std::vector<std::string> args, nlohmann::json* doc) {
+    std::string json_path = ::testing::TempDir() + "rb-result-" +
+                            std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".json";
+    std::vector<std::string> full = {RDMABENCH_BIN, "client", tb_.addr, "-p", port_, "-d",
+                                     tb_.device,    "-x",     tb_.gid,  "--json", json_path};
+    full.insert(full.end(), args.begin(), args.end());
+    RunOutput r = run(full, 300);
+    std::string text = slurp(json_path);
+    if (doc != nullptr && !text.empty()) *doc = nlohmann::json::parse(text);
+    std::remove(json_path.c_str());
+    return r;
+  }
+
+  // Runs a workload that must succeed and checks the accounting of every size.
+  nlohmann::json expect_ok(const std::vector<std::string>& args) {
+    nlohmann::json doc;
+    RunOutput r = client(args, &doc);
+    EXPECT_EQ(r.status, 0) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
+    if (doc.is_null()) {
+      ADD_FAILURE() << "no result document written; stderr:\n" << r.err;
+      return doc;
+    }
+    EXPECT_TRUE(doc["error"].is_null()) << doc["error"];
+    RunResult rr = run_result_from_json(doc);  // schema check
+    const Workload& w = rr.workload;
+    EXPECT_EQ(rr.results.size(), w.sizes.size());
+    EXPECT_EQ(doc["devices"]["client"]["name"], tb_.device);
+    EXPECT_EQ(doc["devices"]["server"]["name"], tb_.device);
+    for (const SizeResult& s : rr.results) {
+      SCOPED_TRACE("size " + std::to_string(s.size));
+      EXPECT_EQ(s.error, "");
+      if (w.verify) EXPECT_TRUE(s.verified);
+      const uint64_t qps = w.total_qps();
+      if (w.duration_s <= 0) {
+        EXPECT_EQ(s.iterations, w.effective_iterations());
+        EXPECT_EQ(s.ops, w.effective_iterations() * qps);
+        // Everything posted, warm-up included, was counted.
+        EXPECT_EQ(s.sent_messages, (w.effective_iterations() + w.effective_warmup()) * qps);
+      } else {
+        EXPECT_GT(s.ops, 0u);
+      }
+      EXPECT_EQ(s.bytes, s.ops * s.size);
+      EXPECT_GT(s.seconds, 0.0);
+      EXPECT_GT(s.mmsg_per_s, 0.0);
+      if (s.size > 0) EXPECT_GT(s.gbps, 0.0);
+      EXPECT_EQ(s.threads.size(), w.threads);
+      uint64_t thread_ops = 0;
+      for (const auto& t : s.threads) thread_ops += t.ops;
+      EXPECT_EQ(thread_ops, s.ops);
+      if (w.mode == Mode::kLat) {
+        EXPECT_TRUE(s.latency.has_value());
+        if (s.latency) {
+          const auto& l = s.latency->summary;
+          EXPECT_EQ(l.count, s.ops);
+          EXPECT_LE(l.min, l.p50);
+          EXPECT_LE(l.p50, l.p99);
+          EXPECT_LE(l.p99, l.max * (1 + s.latency->max_relative_error));
+          EXPECT_GT(l.min, 0.0);
+          uint64_t in_buckets = 0;
+          for (const auto& b : s.latency->buckets) in_buckets += static_cast<uint64_t>(b[2]);
+          EXPECT_EQ(in_buckets, l.count - l.overflow);
+        }
+      } else {
+        EXPECT_FALSE(s.latency.has_value());
+      }
+      // The receiver counted exactly what the sender sent on reliable connections.
+      if (w.qp == QpType::kRc && uses_recv(w.op) && w.mode == Mode::kBw) {
+        EXPECT_EQ(s.received_messages, s.sent_messages);
+        EXPECT_EQ(s.received_bytes, s.received_messages * s.size);
+      }
+      if (w.bidir) {
+        EXPECT_TRUE(s.reverse.has_value());
+        if (s.reverse) EXPECT_GT(s.reverse->ops, 0u);
+      }
+    }
+    // The device really moved packets: rxe's hardware counters grew.
+    EXPECT_GT(doc["counters"]["client"].value("hw_counters/sent_pkts", 0), 0)
+        << doc["counters"].dump();
+    return doc;
+  }
+
+  Testbed tb_;
+  static inline std::unique_ptr<Background> server_;
+  static inline std::string port_;
+  static inline int counter_ = 0;
+};
+
+// ---- every valid op x QP type x mode x CQ mode ---------------------------------------------
+
+struct Combo {
+  std::string op, qp, mode, cq;
+};
+
+std::vector<Combo> all_combos() {
+  std::vector<Combo> out;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
+      {"rc", {"send", "send_imm", "write", "write_imm", "read", "fetch_add", "cmp_swap"}},
+      {"uc", {"send", "send_imm", "write", "write_imm"}},
+      {"ud", {"send", "send_imm"}}};
+  for (const auto& [qp, ops] : table)
+    for (const auto& op : ops)
+      for (const std::string mode : {"bw", "lat"})
+        for (const std::string cq : {"poll", "event"}) {
+          if (op == "write" && mode == "lat" && cq == "event") continue;  // refused: see below
+          out.push_back({op, qp, mode, cq});
+        }
+  return out;
+}
+
+class EveryCombo : public Engine, public ::testing::WithParamInterface<Combo> {};
+
+TEST_P(EveryCombo, RunsAndVerifies) {
+  const Combo& c = GetParam();
+  // UD messages must fit the MTU (1024 on the testbed). UC latency uses single-packet messages:
+  // UC drops a whole message when one of its packets is lost, and a ping-pong then stalls.
+  std::string sizes = c.qp == "ud" || (c.qp == "uc" && c.mode == "lat") ? "64,1K" : "64,4K";
+  if (c.op == "fetch_add" || c.op == "cmp_swap") sizes = "8";
+  expect_ok({"--op", c.op, "-c", c.qp, "--mode", c.mode, "--cq", c.cq, "-s", sizes, "-n",
+             c.mode == "bw" ? "300" : "100", "--verify"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Verbs, EveryCombo, ::testing::ValuesIn(all_combos()),
+                         [](const auto& info) {
+                           const Combo& c = info.param;
+                           return c.op + "_" + c.qp + "_" + c.mode + "_" + c.cq;
+                         });
+
+// ---- features ---------------------------------------------------------------------------------
+
+TEST_F(Engine, InlineSendLatency) {
+  auto doc = expect_ok({"--op", "send", "--mode", "lat", "-s", "32,128", "-I", "128", "-n", "100", "--verify"});
+  EXPECT_EQ(doc["workload"]["inline_size"], 128);
+}
+
+TEST_F(Engine, SelectiveSignaling) {
+  auto doc = expect_ok({"--op", "write", "-s", "1K", "-n", "500", "-Q", "16", "-t", "64", "--verify"});
+  EXPECT_EQ(doc["workload"]["signal_every"], 16);
+}
+
+TEST_F(Engine, TwoThreadsTwoQpsEach) {
+  auto doc = expect_ok({"--op", "write", "-s", "4K", "-n", "200", "--threads", "2", "-q", "2", "--verify"});
+  EXPECT_EQ(doc["results"][0]["threads"].size(), 2u);
+  EXPECT_EQ(doc["results"][0]["ops"], 800);
+}
+
+TEST_F(Engine, TwoThreadsSend) {
+  expect_ok({"--op", "send", "-s", "1K", "-n", "200", "--threads", "2", "-q", "2", "--verify"});
+}
+
+TEST_F(Engine, TwoThreadsLatency) {
+  auto doc = expect_ok({"--op", "send", "--mode", "lat", "-s", "64", "-n", "100", "--threads", "2"});
+  EXPECT_EQ(doc["results"][0]["latency"]["count"], 200);
+}
+
+TEST_F(Engine, RdmaCmWrite) { expect_ok({"-R", "--op", "write", "-s", "64,4K", "-n", "200", "--verify"}); }
+TEST_F(Engine, RdmaCmSendLatency) {
+  expect_ok({"-R", "--op", "send", "--mode", "lat", "-s", "64", "-n", "100", "--verify"});
+}
+TEST_F(Engine, RdmaCmReadTwoQps) {
+  expect_ok({"-R", "--op", "read", "-s", "4K", "-n", "200", "-q", "2", "--verify"});
+}
+
+TEST_F(Engine, BidirectionalWrite) {
+  expect_ok({"--op", "write", "-b", "-s", "1K", "-n", "300", "--verify"});
+}
+TEST_F(Engine, BidirectionalSend) {
+  expect_ok({"--op", "send", "-b", "-s", "1K", "-n", "300", "--verify"});
+}
+
+TEST_F(Engine, SharedReceiveQueue) {
+  expect_ok({"--op", "send", "--srq", "-q", "2", "-s", "512", "-n", "300", "--verify"});
+}
+
+TEST_F(Engine, ZeroByteSend) {
+  auto doc = expect_ok({"--op", "send", "-s", "0", "-n", "300"});
+  EXPECT_EQ(doc["results"][0]["bytes"], 0);
+  EXPECT_EQ(doc["results"][0]["received_messages"], doc["results"][0]["sent_messages"]);
+}
+
+TEST_F(Engine, ZeroByteSendLatency) { expect_ok({"--op", "send", "--mode", "lat", "-s", "0", "-n", "100"}); }
+
+TEST_F(Engine, DurationMode) {
+  auto doc = expect_ok({"--op", "write", "-s", "4K", "-D", "1", "--warmup-time", "0.2"});
+  EXPECT_GT(doc["results"][0]["seconds"].get<double>(), 0.5);
+}
+
+TEST_F(Engine, DurationModeSend) {
+  expect_ok({"--op", "send", "-s", "1K", "-D", "0.5", "--warmup-time", "0.2", "--verify"});
+}
+
+TEST_F(Engine, UdSendImm) { expect_ok({"--op", "send_imm", "-c", "ud", "-s", "256", "-n", "300", "--verify"}); }
+
+// ---- refusals: before any connection or verbs resource ---------------------------------------
+
+TEST_F(Engine, InvalidCombinationsAreRefusedUpFront) {
+  struct Bad {
+    std::vector<std::string> args;
+    std::string names;
+  };
+  const std::vector<Bad> bad = {
+      {{"--op", "read", "-c", "uc"}, "op"},
+      {{"--op", "write", "-c", "ud"}, "op"},
+      {{"--op", "fetch_add", "-s", "16"}, "size"},
+      {{"--op", "write", "--mode", "lat", "-e"}, "cq"},
+      {{"--op", "write", "-Q", "200", "-t", "100"}, "signal-every"},
+      {{"--op", "bogus"}, "op"},
+      {{"-n", "-5"}, "iters"},
+      {{"-s", "4X"}, "size"},
+  };
+  for (const auto& b : bad) {
+    std::vector<std::string> full = {RDMABENCH_BIN, "client", "127.0.0.1", "-p", "1"};
+    full.insert(full.end(), b.args.begin(), b.args.end());
+    RunOutput r = run(full, 30);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("invalid " + b.names), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("connect"), std::string::npos) << "refused only after connecting: " << r.err;
+  }
+}
+
+TEST_F(Engine, DeviceLimitsAreRefusedWithTheLimit) {
+  nlohmann::json doc;
+  RunOutput r = client({"--op", "write", "-I", "100000"}, &doc);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("max_inline_data"), std::string::npos) << r.err;
+  r = client({"--op", "send", "-c", "ud", "-s", "8K"}, &doc);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("MTU"), std::string::npos) << r.err;
+}
+
+TEST_F(Engine, UnknownDeviceListsTheDevices) {
+  RunOutput r = run({RDMABENCH_BIN, "client", tb_.addr, "-p", port_, "-d", "nosuchdev0"}, 60);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find(tb_.device), std::string::npos) << r.err;
+}
+
+TEST_F(Engine, DevicesJsonDescribesTheTestbedDevice) {
+  RunOutput r = run({RDMABENCH_BIN, "devices", "--json"}, 60);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& d : j) {
+    if (d["name"] != tb_.device) continue;
+    found = true;
+    EXPECT_EQ(d["ports"][0]["state"], "ACTIVE");
+    EXPECT_EQ(d["ports"][0]["link_layer"], "Ethernet");
+    bool has_addr = false;
+    for (const auto& g : d["ports"][0]["gids"])
+      if (g["ipv4"] == tb_.addr && g["type"] == "RoCE v2" &&
+          std::to_string(g["index"].get<int>()) == tb_.gid)
+        has_addr = true;
+    EXPECT_TRUE(has_addr) << d.dump();
+    EXPECT_GT(d["max_qp_wr"].get<int>(), 0);
+    EXPECT_GT(d["max_inline_data"].get<int>(), 0);
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
+}  // namespace
+}  // namespace rdmabench::test
