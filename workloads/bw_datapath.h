@@ -19,7 +19,7 @@ struct BwPhase {
   uint64_t recv_until = 0;     // stop receiving at this cumulative count (UINT64_MAX: until told)
 };
 
-template <Op kOp, QpType kQp, CqMode kCq>
+template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
 PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
   constexpr bool kReliable = kQp == QpType::kRc;
   const Clock& clock = *w.clock;
@@ -57,7 +57,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
             q.wr.send_flags = w.base_send_flags;
           }
           ibv_send_wr* bad = nullptr;
-          if (int rc = ibv_post_send(q.qp, &q.wr, &bad); rc != 0) [[unlikely]]
+          if (int rc = V::post_send(q.qp, &q.wr, &bad); rc != 0) [[unlikely]]
             throw_post_error(w, q, rc, false, ph.name);
           ++q.posted;
         }
@@ -65,7 +65,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
       }
     }
 
-    int n = ibv_poll_cq(w.cq, kPollBatch, wcs);
+    int n = V::poll_cq(w.cq, kPollBatch, wcs);
     if (n < 0) [[unlikely]]
       throw SysError("ibv_poll_cq", -n, std::string("worker CQ in ") + ph.name);
     if (n > 0) {
@@ -77,7 +77,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
           if (wc.opcode & IBV_WC_RECV) {
             ++w.received;
             w.received_bytes += wc.byte_len;
-            repost_recv(w, wc, ph.name);
+            repost_recv<V>(w, wc, ph.name);
             continue;
           }
         }
@@ -102,13 +102,13 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
         QpSlot& q = w.qps[i];
         if (q.unsignaled == 0) continue;
         while (q.posted - q.completed >= w.tx_depth) {
-          int m = ibv_poll_cq(w.cq, kPollBatch, wcs);
+          int m = V::poll_cq(w.cq, kPollBatch, wcs);
           for (int k = 0; k < m; ++k) {
             if (wcs[k].status != IBV_WC_SUCCESS) throw_completion_error(w, wcs[k], ph.name);
             if ((wcs[k].opcode & IBV_WC_RECV) != 0) {
               ++w.received;
               w.received_bytes += wcs[k].byte_len;
-              repost_recv(w, wcs[k], ph.name);
+              repost_recv<V>(w, wcs[k], ph.name);
             } else {
               w.qps[wcs[k].wr_id & 0xffffffffU].completed += wcs[k].wr_id >> 32;
             }
@@ -119,7 +119,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
         q.wr.wr_id = i | (uint64_t{q.unsignaled + 1} << 32);
         q.unsignaled = 0;
         ibv_send_wr* bad = nullptr;
-        if (int rc = ibv_post_send(q.qp, &q.wr, &bad); rc != 0) throw_post_error(w, q, rc, false, ph.name);
+        if (int rc = V::post_send(q.qp, &q.wr, &bad); rc != 0) throw_post_error(w, q, rc, false, ph.name);
         ++q.posted;
       }
     }

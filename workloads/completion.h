@@ -13,16 +13,32 @@ namespace rdmabench {
 
 constexpr int kPollBatch = 16;
 
+// The verbs the datapath calls, as a policy so the loops can be benchmarked without a device
+// (bench/datapath_bench.cc substitutes an in-memory fake). All inline: no indirection at run time.
+struct VerbsOps {
+  static int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) noexcept {
+    return ibv_post_send(qp, wr, bad);
+  }
+  static int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) noexcept {
+    return ibv_post_recv(qp, wr, bad);
+  }
+  static int post_srq_recv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad) noexcept {
+    return ibv_post_srq_recv(srq, wr, bad);
+  }
+  static int poll_cq(ibv_cq* cq, int n, ibv_wc* wc) noexcept { return ibv_poll_cq(cq, n, wc); }
+};
+
 [[noreturn]] void throw_completion_error(const WorkerContext& w, const ibv_wc& wc,
                                          const char* phase);
 [[noreturn]] void throw_post_error(const WorkerContext& w, const QpSlot& q, int rc, bool recv,
                                    const char* phase);
 [[noreturn]] void throw_timeout(const WorkerContext& w, const char* phase, const std::string& detail);
 
+template <class V = VerbsOps>
 inline void repost_recv(WorkerContext& w, const ibv_wc& wc, const char* phase) {
   QpSlot& q = w.qps[wc.wr_id];
   ibv_recv_wr* bad = nullptr;
-  int rc = q.srq != nullptr ? ibv_post_srq_recv(q.srq, &q.rwr, &bad) : ibv_post_recv(q.qp, &q.rwr, &bad);
+  int rc = q.srq != nullptr ? V::post_srq_recv(q.srq, &q.rwr, &bad) : V::post_recv(q.qp, &q.rwr, &bad);
   if (rc != 0) [[unlikely]]
     throw_post_error(w, q, rc, true, phase);
 }

@@ -23,11 +23,11 @@ struct LatPhase {
 namespace detail {
 
 // Polls the CQ once; accounts send completions and returns true when a receive arrived.
-template <Op kOp, CqMode kCq>
+template <Op kOp, CqMode kCq, class V>
 inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_recv,
                     bool& got_own) {
   ibv_wc wcs[kPollBatch];
-  int n = ibv_poll_cq(w.cq, kPollBatch, wcs);
+  int n = V::poll_cq(w.cq, kPollBatch, wcs);
   if (n < 0) [[unlikely]]
     throw SysError("ibv_poll_cq", -n, std::string("worker CQ in ") + phase);
   for (int k = 0; k < n; ++k) {
@@ -37,7 +37,7 @@ inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_re
     if ((wc.opcode & IBV_WC_RECV) != 0) {
       ++w.received;
       w.received_bytes += wc.byte_len;
-      repost_recv(w, wc, phase);
+      repost_recv<V>(w, wc, phase);
       got_recv = true;
     } else {
       q.completed += wc.wr_id >> 32;
@@ -47,7 +47,7 @@ inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_re
   return n;
 }
 
-template <Op kOp, CqMode kCq>
+template <Op kOp, CqMode kCq, class V>
 inline void post_one(WorkerContext& w, QpSlot& q, const char* phase) {
   // Keep the send queue from overflowing with unsignaled work.
   ++q.unsignaled;
@@ -59,13 +59,13 @@ inline void post_one(WorkerContext& w, QpSlot& q, const char* phase) {
     q.wr.send_flags = w.base_send_flags;
   }
   ibv_send_wr* bad = nullptr;
-  if (int rc = ibv_post_send(q.qp, &q.wr, &bad); rc != 0) [[unlikely]]
+  if (int rc = V::post_send(q.qp, &q.wr, &bad); rc != 0) [[unlikely]]
     throw_post_error(w, q, rc, false, phase);
   ++q.posted;
 }
 
 // Waits until the current iteration's message arrived (or the own fetch completed).
-template <Op kOp, CqMode kCq>
+template <Op kOp, CqMode kCq, class V>
 inline bool wait_arrival(WorkerContext& w, QpSlot& q, uint8_t marker, const char* phase,
                          bool stop_on_finish) {
   const Clock& clock = *w.clock;
@@ -76,9 +76,9 @@ inline bool wait_arrival(WorkerContext& w, QpSlot& q, uint8_t marker, const char
     bool got_own = false;
     if constexpr (kOp == Op::kWrite) {
       if (*q.rx_last == marker) return true;
-      if ((spin & 63) == 0) poll_lat<kOp, kCq>(w, q, phase, got_recv, got_own);
+      if ((spin & 63) == 0) poll_lat<kOp, kCq, V>(w, q, phase, got_recv, got_own);
     } else {
-      int n = poll_lat<kOp, kCq>(w, q, phase, got_recv, got_own);
+      int n = poll_lat<kOp, kCq, V>(w, q, phase, got_recv, got_own);
       if constexpr (is_fetch(kOp)) {
         if (got_own && q.completed == q.posted) return true;
       } else {
@@ -99,12 +99,12 @@ inline bool wait_arrival(WorkerContext& w, QpSlot& q, uint8_t marker, const char
   }
 }
 
-template <Op kOp, CqMode kCq>
+template <Op kOp, CqMode kCq, class V>
 inline void make_room(WorkerContext& w, QpSlot& q, const char* phase) {
   while (q.posted - q.completed + 1 > w.tx_depth) {
     bool r = false;
     bool o = false;
-    poll_lat<kOp, kCq>(w, q, phase, r, o);
+    poll_lat<kOp, kCq, V>(w, q, phase, r, o);
     if (w.control->abort.load(std::memory_order_relaxed)) throw Error("aborted");
   }
 }
@@ -112,7 +112,7 @@ inline void make_room(WorkerContext& w, QpSlot& q, const char* phase) {
 }  // namespace detail
 
 // Client side: count round trips (or until the deadline).
-template <Op kOp, QpType kQp, CqMode kCq>
+template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
 PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
   (void)kQp;
   QpSlot& q = w.qps[0];
@@ -122,14 +122,14 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
   uint8_t marker = ph.marker;
   uint64_t i = 0;
   for (; i < ph.count; ++i) {
-    detail::make_room<kOp, kCq>(w, q, ph.name);
+    detail::make_room<kOp, kCq, V>(w, q, ph.name);
     if constexpr (kOp == Op::kWrite) {
       marker = static_cast<uint8_t>(marker == 255 ? 1 : marker + 1);
       *q.tx_last = marker;
     }
     uint64_t t0 = clock.now();
-    detail::post_one<kOp, kCq>(w, q, ph.name);
-    detail::wait_arrival<kOp, kCq>(w, q, marker, ph.name, false);
+    detail::post_one<kOp, kCq, V>(w, q, ph.name);
+    detail::wait_arrival<kOp, kCq, V>(w, q, marker, ph.name, false);
     uint64_t t1 = clock.now();
     if (ph.hist != nullptr) ph.hist->record(t1 - t0);
     if (ph.deadline != 0 && t1 >= ph.deadline) {
@@ -150,7 +150,7 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
 }
 
 // Server side: answer `count` messages, or until the peer reports it finished.
-template <Op kOp, QpType kQp, CqMode kCq>
+template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
 PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
   (void)kQp;
   QpSlot& q = w.qps[0];
@@ -160,11 +160,11 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
   uint64_t i = 0;
   for (; i < ph.count; ++i) {
     uint8_t expect = static_cast<uint8_t>(marker == 255 ? 1 : marker + 1);
-    if (!detail::wait_arrival<kOp, kCq>(w, q, expect, ph.name, true)) break;
+    if (!detail::wait_arrival<kOp, kCq, V>(w, q, expect, ph.name, true)) break;
     marker = expect;
-    detail::make_room<kOp, kCq>(w, q, ph.name);
+    detail::make_room<kOp, kCq, V>(w, q, ph.name);
     if constexpr (kOp == Op::kWrite) *q.tx_last = marker;
-    detail::post_one<kOp, kCq>(w, q, ph.name);
+    detail::post_one<kOp, kCq, V>(w, q, ph.name);
   }
   st.t_end = w.clock->now();
   st.ops = i;
