@@ -35,7 +35,7 @@ done
 # rdmabench.state=DIR on the kernel command line: the per-guest state dir
 # (a host path, seen through 9p) that holds guest-init.sh and its config.
 state=
-p9cache=none
+p9cache=mmap
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         rdmabench.state=*) state=${arg#rdmabench.state=} ;;
