@@ -73,5 +73,6 @@ ln -s /proc/self/fd/2 /newroot/dev/stderr
 mkdir -p /newroot/run/rdmabench
 cp /bin/busybox /newroot/run/rdmabench/busybox
 
+# shellcheck disable=SC2093 # (only reached if exec fails)
 exec switch_root /newroot /bin/bash "$state/guest-init.sh" "$state"
 fail "switch_root failed"
