@@ -11,6 +11,7 @@
 #include "harness/device.h"
 #include "harness/error.h"
 #include "harness/version.h"
+#include "orchestrator/sweep.h"
 #include "workloads/session.h"
 #include "workloads/workload_options.h"
 
@@ -96,6 +97,15 @@ int main(int argc, char** argv) {
   client->add_option("--token", copt.token, "shared secret (must match the server's)")
       ->envname("RDMABENCH_TOKEN");
 
+  // sweep
+  SweepOptions swopt;
+  auto* sweep = app.add_subcommand("sweep", "run a campaign of tests over host pairs (orchestrator/README.md)");
+  sweep->add_option("campaign", swopt.campaign_file, "campaign file (JSON)")->required();
+  sweep->add_option("--out", swopt.out_dir, "results folder (default: out/<campaign name>)");
+  sweep->add_flag("--resume", swopt.resume, "run only the points without an ok result in --out");
+  sweep->add_flag("--dry-run", swopt.dry_run, "print the points and commands; touch no host");
+  sweep->add_option("--jobs", swopt.jobs, "host pairs run in parallel (default 1)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -138,6 +148,12 @@ int main(int argc, char** argv) {
         return 1;
       }
       return 0;
+    }
+    if (*sweep) {
+      std::signal(SIGINT, on_signal);
+      std::signal(SIGTERM, on_signal);
+      std::signal(SIGPIPE, SIG_IGN);
+      return run_sweep(swopt, std::cout, std::cerr, g_stop);
     }
   } catch (const ConfigError& e) {
     std::cerr << "rdmabench: " << e.what() << std::endl;

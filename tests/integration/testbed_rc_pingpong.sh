@@ -54,6 +54,7 @@ rc=0
 "$SOFTROCE" run --timeout 900 -- bash "$WORK/inner.sh" "$WORK" | tee "$WORK/run.out" || rc=$?
 [ "$rc" -eq 0 ] || fail "testbed/softroce run exited $rc"
 [ -f "$WORK/status" ] || fail "the command in the testbed did not finish"
+server_rc=1 client_rc=1
 # shellcheck source=/dev/null
 . "$WORK/status"
 [ "$server_rc" -eq 0 ] || fail "ibv_rc_pingpong server exited $server_rc"
