@@ -1,0 +1,71 @@
+#pragma once
+// A campaign file (orchestrator/README.md has the format): the host pairs to run on, the matrix
+// of workloads, excludes, repetitions and limits. parse_campaign() checks everything up front
+// and every error names the JSON path of the bad value (e.g. "/matrix/op/2"); expand() turns it
+// into the ordered list of points, each with a stable id, and marks the invalid combinations
+// (per the client's own validation) as skipped with the reason.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/matrix.h"
+
+namespace rdmabench {
+
+// One end of a host pair.
+struct HostSpec {
+  std::string host;              // "local" (this machine) or an ssh destination ([user@]host or alias)
+  std::string device;            // "" = rdmabench's default (the first device)
+  std::optional<int> gid_index;  // nullopt = auto (the RoCE v2 GID of the port's IPv4 address)
+  std::string rdmabench;         // the rdmabench to run there (path or command name)
+  bool is_local() const { return host == "local"; }
+};
+
+struct HostPair {
+  std::string name;
+  HostSpec server;
+  HostSpec client;
+  std::string connect_address;  // "" = the address in the server's ready line
+};
+
+struct Campaign {
+  std::string name;
+  std::string description;
+  std::vector<HostPair> pairs;
+  std::string ssh_config;        // "" = ssh's defaults (~/.ssh/config)
+  Matrix matrix;
+  std::vector<Exclude> excludes;
+  unsigned repetitions = 1;
+  double timeout_s = 300;        // per point: server start to client exit
+  double connect_timeout_s = 10; // ssh ConnectTimeout and the reachability check
+  std::string token;             // "" = a random one per sweep
+  nlohmann::json source;         // the document as read (token removed)
+};
+
+struct Point {
+  size_t index = 0;          // position in the campaign (0-based)
+  std::string id;
+  size_t pair = 0;           // index into Campaign::pairs
+  unsigned repetition = 1;   // 1-based
+  nlohmann::json values;     // this point's matrix values (canonical)
+  std::vector<std::string> workload_options;  // client options for them
+  std::string skip_reason;   // "" = runs; else why the client would refuse it
+  bool skipped() const { return !skip_reason.empty(); }
+};
+
+struct Expansion {
+  std::vector<Point> points;  // repetition, then matrix combination, then host pair
+  size_t excluded = 0;        // dropped by `exclude`
+};
+
+// `base_dir`: folder of the campaign file (a relative ssh_config is relative to it);
+// `self_exe`: the path that "rdmabench": "self" stands for.
+Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
+                        const std::string& self_exe);
+// Reads and parses a campaign file (ConfigError for unreadable files and bad JSON too).
+Campaign load_campaign(const std::string& path, const std::string& self_exe);
+
+Expansion expand(const Campaign& c);
+
+}  // namespace rdmabench

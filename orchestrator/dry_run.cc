@@ -1,0 +1,66 @@
+#include "orchestrator/dry_run.h"
+
+#include <ostream>
+
+#include "orchestrator/launcher.h"
+#include "orchestrator/point_runner.h"
+#include "orchestrator/shell_quote.h"
+#include "orchestrator/workload_fields.h"
+
+namespace rdmabench {
+
+void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
+                   const std::map<std::string, std::unique_ptr<Launcher>>& launchers,
+                   const std::set<std::string>& done, const std::string& out_dir) {
+  size_t skipped = 0;
+  for (const auto& p : x.points) skipped += p.skipped() ? 1 : 0;
+  out << "campaign " << shell_quote(c.name) << ": " << x.points.size() << " points ("
+      << c.pairs.size() << " host pair(s) x " << c.matrix.size() << " combination(s) x "
+      << c.repetitions << " repetition(s)";
+  if (x.excluded != 0) out << ", " << x.excluded << " excluded";
+  out << "), " << skipped << " skipped as invalid";
+  if (!done.empty()) out << ", " << done.size() << " already done (--resume)";
+  out << "\n";
+  out << "output: " << out_dir << "/<point_id>.json, " << out_dir << "/index.jsonl, " << out_dir
+      << "/env/<host>.json\n";
+  out << "timeout per point: " << c.timeout_s << " s; ssh connect timeout: " << c.connect_timeout_s
+      << " s\n";
+  out << "hosts:\n";
+  for (const auto& [host, l] : launchers) out << "  " << host << ": " << l->describe() << "\n";
+  bool any_ssh = false;
+  for (const auto& [host, l] : launchers) any_ssh = any_ssh || host != "local";
+  if (any_ssh) {
+    out << "  WRAPPER (run by sh on the remote side):\n";
+    std::string w = remote_job_script();
+    size_t start = 0;
+    while (start < w.size()) {
+      size_t nl = w.find('\n', start);
+      out << "    | " << w.substr(start, nl - start) << "\n";
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+  }
+  out << "points:\n";
+  for (const auto& p : x.points) {
+    const HostPair& pair = c.pairs[p.pair];
+    out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  [" << pair.name
+        << ", repetition " << p.repetition << "]  " << describe_values(p.values) << "\n";
+    if (p.skipped()) {
+      out << "      SKIPPED: " << p.skip_reason << "\n";
+      continue;
+    }
+    if (done.count(p.id) != 0) {
+      out << "      DONE (--resume: " << p.id << ".json exists and the index says ok)\n";
+      continue;
+    }
+    const std::string address = pair.connect_address.empty() ? "<address from the ready line>" : pair.connect_address;
+    out << "      server on " << pair.server.host << ": "
+        << launchers.at(pair.server.host)->describe_start(server_argv(pair.server)) << "\n";
+    out << "      client on " << pair.client.host << ": "
+        << launchers.at(pair.client.host)->describe_start(
+               client_argv(pair.client, address, "<port from the ready line>", p.workload_options))
+        << "\n";
+  }
+}
+
+}  // namespace rdmabench

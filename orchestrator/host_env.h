@@ -1,0 +1,18 @@
+#pragma once
+// Before a campaign: every host must be reachable and run its rdmabench (`rdmabench --version`)
+// within the connect timeout; then its environment is captured once (DIR/env/<host>.json): the
+// kernel (`uname -a`), the rdma-core package version and `rdmabench devices --json`.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "orchestrator/launcher.h"
+
+namespace rdmabench {
+
+// Connects (ssh: the control master) and runs `rdmabench --version`. Returns the version line;
+// throws Error with the host and what went wrong.
+std::string check_host(Launcher& l, const std::string& rdmabench, double timeout_s);
+
+nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, double timeout_s);
+
+}  // namespace rdmabench

@@ -1,0 +1,60 @@
+#include "orchestrator/point_id.h"
+
+#include <cstdio>
+#include <vector>
+
+namespace rdmabench {
+
+uint64_t fnv1a64(std::string_view data) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string slug(std::string_view text, size_t max_len) {
+  std::string out;
+  for (char c : text) {
+    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '_' || c == '.';
+    if (keep) {
+      out += c;
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+    if (out.size() >= max_len) break;
+  }
+  while (!out.empty() && (out.back() == '-' || out.back() == '.')) out.pop_back();
+  while (!out.empty() && out.front() == '.') out.erase(out.begin());
+  return out.empty() ? "x" : out;
+}
+
+std::string point_id(const nlohmann::json& values, const std::string& pair_name,
+                     unsigned repetition) {
+  const std::string op = values.value("op", "write");
+  const std::string mode = values.value("mode", "bw");
+  std::vector<uint64_t> list;
+  if (values.contains("sizes")) {
+    list = values["sizes"].get<std::vector<uint64_t>>();
+  } else {  // the client's defaults (workload_options.cc)
+    list = {op == "fetch_add" || op == "cmp_swap" ? 8U : mode == "lat" ? 2U : 65536U};
+  }
+  std::string sizes;
+  if (list.size() <= 3) {
+    for (uint64_t s : list) sizes += (sizes.empty() ? "" : "_") + format_size(s);
+  } else {
+    sizes = format_size(list.front()) + "-" + format_size(list.back()) + "x" + std::to_string(list.size());
+  }
+  const std::string readable = slug(op + "-" + values.value("qp", "rc") + "-" + mode + "-" + sizes, 48);
+  // nlohmann::json objects keep their keys sorted: dump() is canonical.
+  const nlohmann::json identity = {
+      {"host_pair", pair_name}, {"matrix", values}, {"repetition", repetition}};
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "%010llx",
+                static_cast<unsigned long long>(fnv1a64(identity.dump()) >> 24));
+  return readable + "-" + slug(pair_name, 24) + "-r" + std::to_string(repetition) + "-" + hash;
+}
+
+}  // namespace rdmabench

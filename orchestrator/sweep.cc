@@ -1,0 +1,364 @@
+#include "orchestrator/sweep.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <condition_variable>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "harness/error.h"
+#include "orchestrator/campaign.h"
+#include "orchestrator/dry_run.h"
+#include "orchestrator/host_env.h"
+#include "orchestrator/launcher.h"
+#include "orchestrator/point_id.h"
+#include "orchestrator/point_runner.h"
+#include "orchestrator/progress.h"
+#include "orchestrator/run_index.h"
+#include "workloads/result.h"
+
+namespace rdmabench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string self_exe() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("rdmabench") : p.string();
+}
+
+std::string random_token() {
+  std::random_device rd;
+  std::string t;
+  const char* hex = "0123456789abcdef";
+  for (int i = 0; i < 8; ++i) {
+    uint32_t v = rd();
+    for (int k = 0; k < 4; ++k) {
+      t += hex[(v >> (8 * k + 4)) & 0xf];
+      t += hex[(v >> (8 * k)) & 0xf];
+    }
+  }
+  return t;
+}
+
+std::string utc_now() {
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void make_dir(const std::string& d) {
+  std::error_code ec;
+  fs::create_directories(d, ec);
+  if (ec) throw ConfigError("--out", d, "a folder that can be created (" + ec.message() + ")");
+}
+
+// The private folder for ssh's control sockets; removed at the end.
+class ControlDir {
+ public:
+  ControlDir() {
+    char tmpl[] = "/tmp/rdmabench-ssh.XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) throw_sys("mkdtemp", "/tmp/rdmabench-ssh.XXXXXX");
+    path_ = tmpl;
+  }
+  ~ControlDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct HostUse {
+  std::string rdmabench;          // the first rdmabench path seen for the host (env capture)
+  std::set<std::string> paths;    // every rdmabench path to check
+  std::set<std::string> roles;    // "pair 'x' server", ...
+};
+
+std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
+              const std::atomic<bool>& stop) {
+  if (opt.jobs < 1 || opt.jobs > 256) throw ConfigError("jobs", std::to_string(opt.jobs), "from 1 to 256");
+  const Campaign c = load_campaign(opt.campaign_file, self_exe());
+  const Expansion x = expand(c);
+  const std::string dir = opt.out_dir.empty() ? "out/" + slug(c.name, 60) : opt.out_dir;
+  if (x.points.empty())
+    throw ConfigError(opt.campaign_file + ": /exclude", "(everything)", "a campaign with at least one point left");
+
+  // Hosts and how they are used.
+  std::map<std::string, HostUse> hosts;
+  for (const auto& pair : c.pairs) {
+    for (const auto& [spec, role] : {std::pair<const HostSpec*, const char*>{&pair.server, "server"},
+                                      std::pair<const HostSpec*, const char*>{&pair.client, "client"}}) {
+      HostUse& u = hosts[spec->host];
+      if (u.rdmabench.empty()) u.rdmabench = spec->rdmabench;
+      u.paths.insert(spec->rdmabench);
+      u.roles.insert("host pair '" + pair.name + "' " + role);
+    }
+  }
+
+  // Resume state.
+  const std::string index_path = dir + "/index.jsonl";
+  std::set<std::string> done;
+  std::map<std::string, IndexEntry> index;
+  std::error_code ec;
+  if (opt.resume) {
+    size_t bad = 0;
+    index = read_index(index_path, &bad);
+    if (bad != 0) err << "rdmabench: note: " << bad << " unreadable line(s) in " << index_path << " ignored\n";
+    std::vector<std::string> ids;
+    std::set<std::string> existing;
+    for (const auto& p : x.points) {
+      ids.push_back(p.id);
+      if (fs::exists(dir + "/" + p.id + ".json", ec)) existing.insert(p.id);
+    }
+    done = done_points(ids, index, existing);
+  } else if (!opt.dry_run && fs::exists(index_path, ec)) {
+    throw ConfigError("--out", dir,
+                      "a folder without an earlier sweep (it has index.jsonl): add --resume to "
+                      "continue that sweep, or choose another --out");
+  }
+
+  std::unique_ptr<ControlDir> control;
+  bool any_ssh = false;
+  for (const auto& [h, u] : hosts) any_ssh = any_ssh || h != "local";
+  if (any_ssh && !opt.dry_run) control = std::make_unique<ControlDir>();
+  std::map<std::string, std::unique_ptr<Launcher>> launchers;
+  for (const auto& [h, u] : hosts) {
+    if (h == "local") {
+      launchers[h] = make_local_launcher();
+    } else {
+      SshSettings s{c.ssh_config, c.connect_timeout_s,
+                    control ? control->path() : std::string("/tmp/rdmabench-ssh.XXXXXX")};
+      launchers[h] = make_ssh_launcher(h, s);
+    }
+  }
+
+  if (opt.dry_run) {
+    print_dry_run(out, c, x, launchers, done, dir);
+    return 0;
+  }
+
+  // Points to run now.
+  std::vector<const Point*> todo;
+  size_t skipped = 0;
+  for (const auto& p : x.points) {
+    if (p.skipped()) {
+      ++skipped;
+    } else if (done.count(p.id) == 0) {
+      todo.push_back(&p);
+    }
+  }
+  make_dir(dir);
+  make_dir(dir + "/env");
+  make_dir(dir + "/logs");
+  out << "campaign '" << c.name << "': " << x.points.size() << " points, " << todo.size() << " to run";
+  if (skipped != 0) out << ", " << skipped << " skipped as invalid";
+  if (!done.empty()) out << ", " << done.size() << " already done";
+  out << "; results in " << dir << std::endl;
+
+  // Hosts: reachable, rdmabench runs; environment once. In parallel, one thread per host.
+  {
+    std::mutex mu;
+    std::vector<std::string> failures;
+    std::vector<std::thread> threads;
+    for (auto& [h, u] : hosts) {
+      threads.emplace_back([&, host = h, use = u] {
+        Launcher& l = *launchers.at(host);
+        try {
+          for (const auto& path : use.paths) check_host(l, path, c.connect_timeout_s + 5);
+          nlohmann::json env = capture_host_env(l, use.rdmabench, c.connect_timeout_s + 20);
+          write_file_atomic(dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
+          if (env.contains("devices_error"))
+            err << "rdmabench: warning: " + host + ": 'rdmabench devices --json' failed: " +
+                       env["devices_error"].get<std::string>() + "\n";
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(mu);
+          failures.push_back("host check failed for " + join(use.roles) + ": " + e.what());
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    if (!failures.empty()) {
+      for (const auto& f : failures) err << "rdmabench: " << f << "\n";
+      err << "rdmabench: no point was run" << std::endl;
+      for (auto& [h, l] : launchers) l->disconnect();
+      return 1;
+    }
+  }
+
+  IndexWriter writer(index_path);
+  // Skipped points: recorded once (a resumed sweep does not repeat them).
+  for (const auto& p : x.points) {
+    if (!p.skipped()) continue;
+    auto it = index.find(p.id);
+    if (it != index.end() && it->second.status == "skipped") continue;
+    writer.append({{"point_id", p.id}, {"status", "skipped"}, {"duration_s", 0},
+                   {"error", p.skip_reason}, {"host_pair", c.pairs[p.pair].name},
+                   {"repetition", p.repetition}, {"time", utc_now()}});
+  }
+
+  const std::string token = c.token.empty() ? random_token() : c.token;
+  Progress progress(err, stderr_is_terminal(), todo.size());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<bool> taken(todo.size(), false);
+  std::set<std::string> busy;
+  size_t finished = 0, failed = 0, next_hint = 0;
+  unsigned active_workers = 0;
+
+  auto record = [&](const Point& p, const PointOutcome& o) {
+    const HostPair& pair = c.pairs[p.pair];
+    const std::string base = dir + "/" + p.id;
+    if (!o.server_log.empty()) write_file_atomic(dir + "/logs/" + p.id + ".server.log", o.server_log);
+    if (!o.client_log.empty()) write_file_atomic(dir + "/logs/" + p.id + ".client.log", o.client_log);
+    nlohmann::json point = {{"campaign", c.name},       {"point_id", p.id},
+                            {"repetition", p.repetition}, {"host_pair", pair.name},
+                            {"server_host", pair.server.host}, {"client_host", pair.client.host},
+                            {"matrix", p.values}};
+    std::string error = o.error;
+    bool ok = o.ok;
+    if (ok) {
+      nlohmann::json doc = o.document;
+      doc["point"] = point;
+      try {
+        write_file_atomic(base + ".json", doc.dump(2) + "\n");
+        fs::remove(dir + "/failed/" + p.id + ".json", ec);
+      } catch (const std::exception& e) {
+        ok = false;
+        error = std::string("cannot write the result: ") + e.what();
+      }
+    } else if (o.document.is_object()) {
+      nlohmann::json doc = o.document;
+      doc["point"] = point;
+      make_dir(dir + "/failed");
+      write_file_atomic(dir + "/failed/" + p.id + ".json", doc.dump(2) + "\n");
+    }
+    writer.append({{"point_id", p.id}, {"status", ok ? "ok" : "failed"},
+                   {"duration_s", std::round(o.duration_s * 1000) / 1000},
+                   {"error", ok ? nlohmann::json(nullptr) : nlohmann::json(error)},
+                   {"host_pair", pair.name}, {"repetition", p.repetition}, {"time", utc_now()}});
+    progress.finished(p.id, ok ? "ok" : "failed", o.duration_s, error);
+    return ok;
+  };
+
+  auto worker = [&] {
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      // The first point not taken whose hosts are both free.
+      size_t pick = todo.size();
+      bool any_left = false;
+      for (size_t i = next_hint; i < todo.size(); ++i) {
+        if (taken[i]) continue;
+        any_left = true;
+        const HostPair& pair = c.pairs[todo[i]->pair];
+        if (busy.count(pair.server.host) == 0 && busy.count(pair.client.host) == 0) {
+          pick = i;
+          break;
+        }
+      }
+      if (stop.load() || !any_left) break;
+      if (pick == todo.size()) {
+        cv.wait_for(lock, std::chrono::milliseconds(200));
+        continue;
+      }
+      taken[pick] = true;
+      while (next_hint < todo.size() && taken[next_hint]) ++next_hint;
+      const Point& p = *todo[pick];
+      const HostPair& pair = c.pairs[p.pair];
+      busy.insert(pair.server.host);
+      busy.insert(pair.client.host);
+      lock.unlock();
+
+      progress.started(p.id);
+      PointContext ctx{pair, *launchers.at(pair.server.host), *launchers.at(pair.client.host), token,
+                       c.timeout_s, stop};
+      PointOutcome o;
+      try {
+        o = run_point(p, ctx);
+      } catch (const std::exception& e) {
+        o.ok = false;
+        o.error = e.what();
+      }
+      bool ok = false;
+      try {
+        ok = record(p, o);
+      } catch (const std::exception& e) {
+        progress.note(std::string("rdmabench: error: ") + e.what());
+      }
+
+      lock.lock();
+      busy.erase(pair.server.host);
+      busy.erase(pair.client.host);
+      ++finished;
+      if (!ok) ++failed;
+      cv.notify_all();
+    }
+    --active_workers;
+    cv.notify_all();
+  };
+
+  const unsigned n_workers = std::max(1U, std::min<unsigned>(opt.jobs, static_cast<unsigned>(todo.size())));
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    active_workers = n_workers;
+  }
+  for (unsigned i = 0; i < n_workers; ++i) workers.emplace_back(worker);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    while (active_workers > 0) {
+      cv.wait_for(lock, std::chrono::seconds(1));
+      lock.unlock();
+      progress.tick();
+      lock.lock();
+    }
+  }
+  for (auto& t : workers) t.join();
+  progress.close();
+  for (auto& [h, l] : launchers) l->disconnect();
+
+  const bool interrupted = stop.load();
+  out << "campaign '" << c.name << "': " << (finished - failed) << " ok, " << failed << " failed";
+  if (skipped != 0) out << ", " << skipped << " skipped";
+  if (!done.empty()) out << ", " << done.size() << " done earlier";
+  if (interrupted) out << ", " << (todo.size() - finished) << " not run (interrupted)";
+  out << "; results in " << dir << std::endl;
+  if (interrupted) {
+    err << "rdmabench: interrupted: launched nothing more and stopped the running points; "
+           "finished results are kept. Continue with: rdmabench sweep "
+        << opt.campaign_file << " --out " << dir << " --resume" << std::endl;
+    return 130;
+  }
+  if (failed != 0) {
+    err << "rdmabench: " << failed << " point(s) failed (see " << index_path
+        << "); rerun them with --resume" << std::endl;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace rdmabench

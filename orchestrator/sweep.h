@@ -1,0 +1,29 @@
+#pragma once
+// `rdmabench sweep CAMPAIGN.json [--out DIR] [--resume] [--dry-run] [--jobs N]`: the run loop.
+//   1. parse and expand the campaign (errors name the JSON path);
+//   2. --dry-run: print the points and the commands, touch no host, stop;
+//   3. check every host (reachable, its rdmabench runs) and capture its environment once
+//      (DIR/env/<host>.json); stop with the host's name if one fails;
+//   4. run the points, at most one run per host at a time, up to N host pairs in parallel;
+//      write DIR/<point_id>.json (atomically) and append to DIR/index.jsonl as each finishes;
+//   5. on SIGINT/SIGTERM (the `stop` flag): launch nothing more, stop what runs, keep results.
+#include <atomic>
+#include <iosfwd>
+#include <string>
+
+namespace rdmabench {
+
+struct SweepOptions {
+  std::string campaign_file;
+  std::string out_dir;  // "" = out/<campaign name>
+  bool resume = false;
+  bool dry_run = false;
+  unsigned jobs = 1;
+};
+
+// Exit status: 0 when every point ran ok (or was skipped as invalid), 1 when a point failed or
+// a host check failed, 130 when interrupted. Throws ConfigError for a bad campaign or options.
+int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
+              const std::atomic<bool>& stop);
+
+}  // namespace rdmabench
