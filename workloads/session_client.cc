@@ -30,6 +30,7 @@ class ClientSession {
       : opt_(opt), w_(opt.workload), result_(result), clock_(Clock::calibrate()) {}
 
   void run(const std::function<void(const SizeResult&)>& on_size);
+  const std::string& phase() const noexcept { return phase_; }
 
  private:
   SizeResult run_size(size_t index, uint64_t size);
@@ -41,12 +42,16 @@ class ClientSession {
   Clock clock_;
   OobChannel chan_;
   std::unique_ptr<Fabric> fab_;
+  std::string phase_ = "connection to the server";
 };
 
 void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   result_.clock = {clock_.source(), clock_.tsc_hz(), clock_.fallback_reason()};
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
+  // Creating and connecting resources can take long on a loaded or emulated host.
+  const milliseconds setup_timeout = timeout + milliseconds(60000);
   chan_ = OobChannel::connect(opt_.server, opt_.port, timeout);
+  phase_ = "handshake";
   nlohmann::json hello = {{"type", "hello"},
                           {"version", kVersion},
                           {"token", opt_.token},
@@ -64,25 +69,28 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   } catch (const nlohmann::json::exception& e) {
     throw PeerError(std::string("malformed 'accept' from the server: ") + e.what());
   }
+  phase_ = "resource setup";
   fab_ = std::make_unique<Fabric>(w_, opt_.local, true);
+  phase_ = "connection setup";
   result_.client_device = fab_->describe();
   if (w_.connect == ConnectMethod::kRdmaCm) {
     uint16_t cm_port = accept.value("cm_port", uint16_t{0});
     fab_->cm_connect(opt_.server, cm_port, timeout);
     chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
-    fab_->set_remote(side_info_from_json(chan_.expect("endpoints", timeout).at("side")));
+    fab_->set_remote(side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side")));
   } else {
     fab_->create_qps();
     chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
-    fab_->connect_qps(side_info_from_json(chan_.expect("endpoints", timeout).at("side")));
+    fab_->connect_qps(side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side")));
   }
   fab_->post_initial_receives();
   chan_.send({{"type", "ready"}});
-  chan_.expect("ready", timeout);
+  chan_.expect("ready", setup_timeout);
 
   const std::string dev = fab_->device().info().name;
   CounterSnapshot before = read_port_counters(dev, opt_.local.port);
   for (size_t i = 0; i < w_.sizes.size(); ++i) {
+    phase_ = "the test of size " + std::to_string(w_.sizes[i]);
     SizeResult r;
     try {
       r = run_size(i, w_.sizes[i]);
@@ -96,6 +104,7 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
     result_.results.push_back(r);
     if (on_size) on_size(r);
   }
+  phase_ = "teardown";
   result_.counters["client"] = counter_deltas(before, read_port_counters(dev, opt_.local.port));
   chan_.send({{"type", "bye"}});
   try {
@@ -277,13 +286,13 @@ RunResult run_client(const ClientOptions& opt,
   result.client_host = local_host_info();
   result.workload = opt.workload;
   result.server_address = opt.server + ":" + std::to_string(opt.port);
+  ClientSession s(opt, result);
   try {
-    ClientSession s(opt, result);
     s.run(on_size);
   } catch (const ConfigError& e) {
     result.error = e.what();
   } catch (const std::exception& e) {
-    result.error = e.what();
+    result.error = "during " + s.phase() + ": " + e.what();
   }
   if (result.error.empty())
     for (const auto& r : result.results)

@@ -46,6 +46,8 @@ void ServerSession::run() {
   if (!hello.contains("workload")) throw PeerError("malformed 'hello': no workload");
   w_ = workload_from_json(hello["workload"], "/workload");
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
+  // Creating and connecting resources can take long on a loaded or emulated host.
+  const milliseconds setup_timeout = timeout + milliseconds(60000);
   log_ << "session with " << chan_.peer() << ": " << to_string(w_.op) << " " << to_string(w_.qp)
        << " " << to_string(w_.mode) << ", " << w_.sizes.size() << " size(s), " << w_.total_qps()
        << " QP(s)" << std::endl;
@@ -61,16 +63,16 @@ void ServerSession::run() {
               {"cm_port", cm_port_}});
   if (w_.connect == ConnectMethod::kRdmaCm) {
     fab_->cm_accept_all(timeout + milliseconds(5000));
-    fab_->set_remote(side_info_from_json(chan_.expect("endpoints", timeout).at("side")));
+    fab_->set_remote(side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side")));
     chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
   } else {
-    SideInfo remote = side_info_from_json(chan_.expect("endpoints", timeout).at("side"));
+    SideInfo remote = side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side"));
     fab_->create_qps();
     fab_->connect_qps(remote);
     chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
   }
   fab_->post_initial_receives();
-  chan_.expect("ready", timeout);
+  chan_.expect("ready", setup_timeout);
   chan_.send({{"type", "ready"}});
   const std::string dev = fab_->device().info().name;
   CounterSnapshot before = read_port_counters(dev, local.port);

@@ -81,7 +81,9 @@ class Engine : public ::testing::Test {
     for (const SizeResult& s : rr.results) {
       SCOPED_TRACE("size " + std::to_string(s.size));
       EXPECT_EQ(s.error, "");
-      if (w.verify) EXPECT_TRUE(s.verified);
+      if (w.verify) {
+        EXPECT_TRUE(s.verified);
+      }
       const uint64_t qps = w.total_qps();
       if (w.duration_s <= 0) {
         EXPECT_EQ(s.iterations, w.effective_iterations());
@@ -94,7 +96,9 @@ class Engine : public ::testing::Test {
       EXPECT_EQ(s.bytes, s.ops * s.size);
       EXPECT_GT(s.seconds, 0.0);
       EXPECT_GT(s.mmsg_per_s, 0.0);
-      if (s.size > 0) EXPECT_GT(s.gbps, 0.0);
+      if (s.size > 0) {
+        EXPECT_GT(s.gbps, 0.0);
+      }
       EXPECT_EQ(s.threads.size(), w.threads);
       uint64_t thread_ops = 0;
       for (const auto& t : s.threads) thread_ops += t.ops;
@@ -122,7 +126,9 @@ class Engine : public ::testing::Test {
       }
       if (w.bidir) {
         EXPECT_TRUE(s.reverse.has_value());
-        if (s.reverse) EXPECT_GT(s.reverse->ops, 0u);
+        if (s.reverse) {
+          EXPECT_GT(s.reverse->ops, 0u);
+        }
       }
     }
     // The device really moved packets: rxe's hardware counters grew.

@@ -78,12 +78,13 @@ inline RunOutput run(std::vector<std::string> args, int timeout_s = 120) {
 // A background process whose stdout we read line by line.
 class Background {
  public:
-  explicit Background(std::vector<std::string> args) {
+  explicit Background(std::vector<std::string> args, bool merge_stderr = false) {
     int p[2];
     if (pipe(p) != 0) throw std::runtime_error("pipe");
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    if (merge_stderr) posix_spawn_file_actions_adddup2(&fa, p[1], 2);
     posix_spawn_file_actions_addclose(&fa, p[0]);
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
@@ -118,6 +119,26 @@ class Background {
     }
   }
   pid_t pid() const { return pid_; }
+  // Waits up to `timeout_s` for the process to exit; returns its status (128 + signal), or -1
+  // if it is still running (then it is left running).
+  int wait_exit(int timeout_s) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      }
+      usleep(20000);
+    }
+    return -1;
+  }
+  // Everything left on stdout (after the process exited).
+  std::string rest() {
+    std::string all;
+    for (std::string l = line(); !l.empty(); l = line()) all += l;
+    return all;
+  }
 
  private:
   pid_t pid_ = -1;
