@@ -1,5 +1,5 @@
-// rdmabench command line: devices, server, client. Every error is caught here and printed as
-// one message; the exit status is 2 for bad input, 1 for a failed run.
+// rdmabench command line: devices, server, client, plot, export. Every error is caught here and
+// printed as one message; the exit status is 2 for bad input, 1 for a failed run.
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
@@ -12,6 +12,8 @@
 #include "harness/error.h"
 #include "harness/version.h"
 #include "orchestrator/sweep.h"
+#include "report/csv_export.h"
+#include "report/plot.h"
 #include "workloads/session.h"
 #include "workloads/workload_options.h"
 
@@ -97,6 +99,27 @@ int main(int argc, char** argv) {
   client->add_option("--token", copt.token, "shared secret (must match the server's)")
       ->envname("RDMABENCH_TOKEN");
 
+  // plot
+  PlotOptions popt;
+  auto* plot = app.add_subcommand("plot", "figures of result documents (gnuplot; plots/README.md)");
+  plot->add_option("inputs", popt.inputs, "result folders (every *.json) or files")->required();
+  plot->add_option("-o,--out", popt.out_dir, "output folder (default: the first input's folder)");
+  plot->add_option("--format", popt.format, "png, svg or pdf (default png)");
+  plot->add_option("--group-by", popt.group_by,
+                   "the parameter telling series apart (default: the one that varies)");
+  plot->add_option("--point", popt.point,
+                   "message size of the latency CDF and histogram (default: the smallest)");
+
+  // export
+  bool export_csv = false;
+  std::vector<std::string> export_inputs;
+  std::string export_file;
+  auto* exporter = app.add_subcommand("export", "write result documents as one table");
+  exporter->add_flag("--csv", export_csv, "CSV, one row per document and size")->required();
+  exporter->add_option("inputs", export_inputs, "result folders (every *.json) or files")
+      ->required();
+  exporter->add_option("-o,--out", export_file, "write to FILE (atomically) instead of stdout");
+
   // sweep
   SweepOptions swopt;
   auto* sweep = app.add_subcommand("sweep", "run a campaign of tests over host pairs (orchestrator/README.md)");
@@ -147,6 +170,14 @@ int main(int argc, char** argv) {
         std::cerr << "rdmabench: error: " << r.error << std::endl;
         return 1;
       }
+      return 0;
+    }
+    if (*plot) {
+      for (const auto& image : run_plot(popt, std::cerr)) std::cout << image << std::endl;
+      return 0;
+    }
+    if (*exporter) {
+      run_export_csv(export_inputs, export_file, std::cout, std::cerr);
       return 0;
     }
     if (*sweep) {

@@ -1,0 +1,133 @@
+#include "report/csv_export.h"
+
+#include <cmath>
+#include <ostream>
+
+#include "report/data_table.h"
+#include "report/grouping.h"
+
+namespace rdmabench {
+namespace {
+
+std::string cell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Empty for the NaN of a histogram without data.
+std::string num(double v) { return std::isfinite(v) ? format_number(v) : ""; }
+
+std::string device_field(const nlohmann::json& d, const char* key) {
+  if (!d.is_object() || !d.contains(key)) return "";
+  return d[key].is_string() ? d[key].get<std::string>() : d[key].dump();
+}
+
+}  // namespace
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> columns = {"file",
+                                                   "start_time",
+                                                   "server_address",
+                                                   "op",
+                                                   "qp",
+                                                   "mode",
+                                                   "bidir",
+                                                   "cq",
+                                                   "inline_size",
+                                                   "tx_depth",
+                                                   "rx_depth",
+                                                   "signal_every",
+                                                   "srq",
+                                                   "threads",
+                                                   "qps_per_thread",
+                                                   "connect",
+                                                   "mtu",
+                                                   "device",
+                                                   "transport",
+                                                   "link_layer",
+                                                   "size",
+                                                   "iterations",
+                                                   "ops",
+                                                   "bytes",
+                                                   "seconds",
+                                                   "gbps",
+                                                   "mmsg_per_s",
+                                                   "latency_kind",
+                                                   "latency_min_ns",
+                                                   "latency_mean_ns",
+                                                   "latency_p50_ns",
+                                                   "latency_p90_ns",
+                                                   "latency_p99_ns",
+                                                   "latency_p99_9_ns",
+                                                   "latency_p99_99_ns",
+                                                   "latency_max_ns",
+                                                   "cpu_utilization",
+                                                   "error"};
+  return columns;
+}
+
+std::string results_csv(const std::vector<ResultFile>& runs) {
+  std::string out;
+  for (const auto& c : csv_columns()) out += (out.empty() ? "" : ",") + c;
+  out += "\n";
+  for (const auto& f : runs) {
+    const RunResult& r = f.run;
+    const Workload& w = r.workload;
+    for (const auto& s : r.results) {
+      std::vector<std::string> row = {f.path,
+                                      r.start_time,
+                                      r.server_address,
+                                      std::string(to_string(w.op)),
+                                      std::string(to_string(w.qp)),
+                                      std::string(to_string(w.mode)),
+                                      w.bidir ? "true" : "false",
+                                      std::string(to_string(w.cq)),
+                                      std::to_string(w.inline_size),
+                                      std::to_string(w.tx_depth),
+                                      std::to_string(w.rx_depth),
+                                      std::to_string(w.signal_every),
+                                      w.srq ? "true" : "false",
+                                      std::to_string(w.threads),
+                                      std::to_string(w.qps_per_thread),
+                                      std::string(to_string(w.connect)),
+                                      std::to_string(w.mtu),
+                                      field_value(r, "device").text,
+                                      device_field(r.client_device, "transport"),
+                                      device_field(r.client_device, "link_layer"),
+                                      std::to_string(s.size),
+                                      std::to_string(s.iterations),
+                                      std::to_string(s.ops),
+                                      std::to_string(s.bytes),
+                                      num(s.seconds),
+                                      num(s.gbps),
+                                      num(s.mmsg_per_s)};
+      if (s.latency) {
+        const LatencySummary& l = s.latency->summary;
+        row.push_back(s.latency->kind);
+        for (double v : {l.min, l.mean, l.p50, l.p90, l.p99, l.p999, l.p9999, l.max})
+          row.push_back(num(v));
+      } else {
+        row.insert(row.end(), 9, "");
+      }
+      row.push_back(num(s.cpu.utilization));
+      row.push_back(s.error.empty() ? r.error : s.error);
+      std::string line;
+      for (size_t i = 0; i < row.size(); ++i) line += (i > 0 ? "," : "") + cell(row[i]);
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+void run_export_csv(const std::vector<std::string>& inputs, const std::string& out_file,
+                    std::ostream& out, std::ostream& notes) {
+  std::string csv = results_csv(load_results(inputs, notes));
+  if (out_file.empty())
+    out << csv << std::flush;
+  else
+    write_file_atomic(out_file, csv);
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,37 @@
+#pragma once
+// The figures of `rdmabench plot`: for each, its data file and its gnuplot script (filled from
+// the templates in plots/*.gp.in).
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/results_set.h"
+
+namespace rdmabench {
+
+struct Figure {
+  std::string name;    // files NAME.dat, NAME.gp and the image NAME.<format>
+  std::string data;    // contents of NAME.dat
+  std::string script;  // contents of NAME.gp: renders NAME.<format>, the data inlined
+};
+
+struct FigureOptions {
+  std::string format = "png";     // png, svg or pdf
+  std::string group_by;           // a series field, "" = automatic
+  std::optional<uint64_t> point;  // message size of the latency CDF and histogram; default smallest
+};
+
+// Throws ConfigError("--format", format, ...) unless png, svg or pdf.
+void check_image_format(const std::string& format);
+
+// Bandwidth-mode documents give "bandwidth" (Gb/s; both directions added for --bidir) and
+// "msgrate" (Mmsg/s); latency-mode documents give "latency" (p50, p99, p99.9), "latency_cdf" and
+// "latency_hist" (of the --point size). Repetitions give the median with min-max error bars.
+// Sizes that failed are left out with a note on `notes`. Throws ConfigError for a bad format,
+// --group-by or --point.
+std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const FigureOptions& opt,
+                                 std::ostream& notes);
+
+}  // namespace rdmabench

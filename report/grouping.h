@@ -1,0 +1,50 @@
+#pragma once
+// Grouping result documents into the series of a figure: the series key is the workload
+// parameter (or parameters) that varies besides the message size. Documents with the same key
+// are repetitions of one another.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/results_set.h"
+
+namespace rdmabench {
+
+// A parameter's value in one document: the text used in legends and titles, and a sort order
+// (enum position or number; texts sort alphabetically among equal orders).
+struct FieldValue {
+  double order = 0;
+  std::string text;
+  auto operator<=>(const FieldValue&) const = default;
+};
+
+// The parameters that can tell series apart, in display order: op, qp, mode, cq, inline_size,
+// tx_depth, threads, qps_per_thread, signal_every, bidir, srq, connect, device, transport
+// (transport/link layer of the client's device) and server_address (the host pair).
+const std::vector<std::string>& series_fields();
+
+// Throws ConfigError("--group-by", field, <the allowed names>) unless field is one of them.
+void check_series_field(const std::string& field);
+
+// The value of `field` in `r` (field must be one of series_fields()).
+FieldValue field_value(const RunResult& r, std::string_view field);
+
+// The fields whose value is not the same in all `runs`.
+std::vector<std::string> varying_fields(const std::vector<const ResultFile*>& runs);
+
+struct Series {
+  std::string label;                    // legend entry, e.g. "send" or "send, uc"
+  std::vector<const ResultFile*> runs;  // every document of the series (repetitions included)
+};
+
+struct Grouping {
+  std::vector<std::string> fields;  // the series key
+  std::vector<Series> series;       // ordered by key value
+};
+
+// Groups `runs` into series. Without group_by the key is every varying field (or "op" when
+// nothing varies). With group_by, every other field that varies must be fixed by it (like a
+// device that goes with a server address); otherwise ConfigError names the fields.
+Grouping group_runs(const std::vector<const ResultFile*>& runs, const std::string& group_by);
+
+}  // namespace rdmabench

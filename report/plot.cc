@@ -1,0 +1,55 @@
+#include "report/plot.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <ostream>
+
+#include "harness/error.h"
+#include "report/figures.h"
+#include "report/gnuplot.h"
+#include "report/results_set.h"
+
+namespace rdmabench {
+namespace fs = std::filesystem;
+
+std::vector<std::string> run_plot(const PlotOptions& opt, std::ostream& notes) {
+  FigureOptions fopt;
+  fopt.format = opt.format;
+  fopt.group_by = opt.group_by;
+  if (opt.point) fopt.point = parse_size(*opt.point, "--point");
+  check_image_format(fopt.format);
+  std::vector<ResultFile> runs = load_results(opt.inputs, notes);
+  std::vector<Figure> figures = make_figures(runs, fopt, notes);
+  std::string gnuplot = find_gnuplot();
+
+  fs::path out = opt.out_dir;
+  if (out.empty()) {
+    fs::path first = opt.inputs.at(0);
+    out = fs::is_directory(first) ? first : first.parent_path();
+    if (out.empty()) out = ".";
+  }
+  fs::create_directories(out);
+  std::vector<std::string> images;
+  for (const auto& f : figures) {
+    write_file_atomic((out / (f.name + ".dat")).string(), f.data);
+    write_file_atomic((out / (f.name + ".gp")).string(), f.script);
+    // gnuplot renders into a temporary file, renamed once it succeeded.
+    std::string image = f.name + "." + fopt.format;
+    std::string tmp = "." + image + ".tmp." + std::to_string(getpid());
+    try {
+      run_gnuplot(gnuplot, out.string(), {"-e", "output='" + tmp + "'", f.name + ".gp"});
+      if (!fs::exists(out / tmp) || fs::file_size(out / tmp) == 0)
+        throw Error("gnuplot wrote no image for " + (out / (f.name + ".gp")).string());
+      fs::rename(out / tmp, out / image);
+    } catch (...) {
+      std::error_code ec;
+      fs::remove(out / tmp, ec);
+      throw;
+    }
+    images.push_back((out / image).string());
+  }
+  return images;
+}
+
+}  // namespace rdmabench

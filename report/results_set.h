@@ -1,0 +1,26 @@
+#pragma once
+// Loading result documents for `rdmabench plot` and `rdmabench export`.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "workloads/result.h"
+
+namespace rdmabench {
+
+struct ResultFile {
+  std::string path;
+  RunResult run;
+};
+
+// Reads one result document. Throws ConfigError naming the file when it cannot be read, is not
+// JSON, is not an rdmabench result, or does not validate.
+ResultFile load_result_file(const std::string& path);
+
+// Loads DIR or FILE arguments, in order (a directory's *.json files sorted by name, not
+// recursively). A file named explicitly must be a result document; in a directory, files that
+// are not are skipped with a note on `notes`. Throws ConfigError when a path does not exist or
+// when a folder holds no result document (naming the folder).
+std::vector<ResultFile> load_results(const std::vector<std::string>& paths, std::ostream& notes);
+
+}  // namespace rdmabench
