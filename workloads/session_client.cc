@@ -183,11 +183,12 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     join_all();
     for (auto& o : out)
       if (!o.error.empty()) throw CompletionError(o.error);
-  } catch (...) {
+  } catch (const std::exception& e) {
+    phase_ = std::string("the ") + control.phase.load() + " of size " + std::to_string(size);
     control.abort.store(true);
     join_all();
     try {
-      chan_.send({{"type", "error"}, {"message", "the client failed during this size"}});
+      chan_.send({{"type", "error"}, {"message", std::string("the client failed: ") + e.what()}});
     } catch (...) {
     }
     throw;

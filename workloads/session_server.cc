@@ -217,6 +217,11 @@ int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log,
   {
     Device d = Device::open(opt.local.device);
     const PortInfo& p = d.port(opt.local.port);
+    if (p.state != "ACTIVE")
+      throw ConfigError("port", std::to_string(opt.local.port),
+                        "an ACTIVE port (" + d.info().name + " port " +
+                            std::to_string(opt.local.port) + " is " + p.state + ")");
+    if (opt.local.gid_index >= 0) (void)gid_entry(p, static_cast<uint32_t>(opt.local.gid_index));
     if (bind.empty()) {
       // Default: the IPv4 address behind the port's RoCE GID (not all interfaces).
       for (const auto& g : p.gids)

@@ -41,10 +41,12 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
   if (w.mode == Mode::kBw) {
     if (p.is_client || w.bidir) {
       if (dur ? w.warmup_s > 0 : p.warmup > 0) {
+        c.control->phase.store("warm-up");
         BwPhase warm{"warm-up", true, dur ? UINT64_MAX : p.warmup,
                      dur ? clk.now() + ticks(w.warmup_s) : 0, true, 0};
         out.posted_total += run_bw_phase<kOp, kQp, kCq>(c, warm).posted;
       }
+      c.control->phase.store("measurement");
       cpu.begin();
       BwPhase meas{"measurement", true, dur ? UINT64_MAX : p.iterations,
                    dur ? clk.now() + ticks(w.duration_s) : 0, true, 0};
@@ -62,7 +64,9 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
   if (p.is_client) {
     LatPhase warm{"warm-up", dur ? UINT64_MAX : p.warmup, dur ? clk.now() + ticks(w.warmup_s) : 0,
                   nullptr, 0};
+    c.control->phase.store("warm-up");
     if (dur || p.warmup > 0) run_lat_ping<kOp, kQp, kCq>(c, warm);
+    c.control->phase.store("measurement");
     cpu.begin();
     LatPhase meas{"measurement", dur ? UINT64_MAX : p.iterations,
                   dur ? clk.now() + ticks(w.duration_s) : 0, out.hist.get(), warm.marker};

@@ -36,6 +36,7 @@ struct WorkerControl {
   std::atomic<bool> peer_finished{false};    // peer reported FINISH: stop pong / drain receives
   std::atomic<uint32_t> senders_done{0};     // workers whose send phases are over
   std::atomic<uint32_t> workers_done{0};     // workers that returned (ok or error)
+  std::atomic<const char*> phase{"start"};   // what the workers are doing (for error messages)
   std::vector<std::atomic<uint64_t>> expected_recv;  // per worker: messages to receive, once known
 };
 

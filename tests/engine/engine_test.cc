@@ -33,7 +33,7 @@ class Engine : public ::testing::Test {
     Testbed tb;
     if (!tb.ok()) return;
     server_ = std::make_unique<Background>(std::vector<std::string>{
-        RDMABENCH_BIN, "server", "-d", tb.device, "-x", tb.gid, "--bind", tb.addr, "-p", "0"});
+        bin(), "server", "-d", tb.device, "-x", tb.gid, "--bind", tb.addr, "-p", "0"});
     std::string line = server_->line();
     const std::string tag = "RDMABENCH_SERVER_READY ";
     if (line.rfind(tag, 0) == 0) {
@@ -45,7 +45,7 @@ class Engine : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(tb_.ok()) << "RDMABENCH_TEST_DEVICE/ADDR/GID_INDEX are not set: run this binary "
-                             "with testbed/softroce run -- " RDMABENCH_BIN;
+                             "with testbed/softroce run -- " << bin();
     ASSERT_FALSE(port_.empty()) << "the rdmabench server did not print its ready line";
   }
 
@@ -53,7 +53,7 @@ class Engine : public ::testing::Test {
   RunOutput client(std::vector<std::string> args, nlohmann::json* doc) {
     std::string json_path = ::testing::TempDir() + "rb-result-" +
                             std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".json";
-    std::vector<std::string> full = {RDMABENCH_BIN, "client", tb_.addr, "-p", port_, "-d",
+    std::vector<std::string> full = {bin(), "client", tb_.addr, "-p", port_, "-d",
                                      tb_.device,    "-x",     tb_.gid,  "--json", json_path};
     full.insert(full.end(), args.begin(), args.end());
     RunOutput r = run(full, 300);
@@ -165,6 +165,8 @@ std::vector<Combo> all_combos() {
   return out;
 }
 
+void PrintTo(const Combo& c, std::ostream* os) { *os << c.op << "/" << c.qp << "/" << c.mode << "/" << c.cq; }
+
 class EveryCombo : public Engine, public ::testing::WithParamInterface<Combo> {};
 
 TEST_P(EveryCombo, RunsAndVerifies) {
@@ -266,7 +268,7 @@ TEST_F(Engine, InvalidCombinationsAreRefusedUpFront) {
       {{"-s", "4X"}, "size"},
   };
   for (const auto& b : bad) {
-    std::vector<std::string> full = {RDMABENCH_BIN, "client", "127.0.0.1", "-p", "1"};
+    std::vector<std::string> full = {bin(), "client", "127.0.0.1", "-p", "1"};
     full.insert(full.end(), b.args.begin(), b.args.end());
     RunOutput r = run(full, 30);
     EXPECT_EQ(r.status, 2) << r.err;
@@ -286,13 +288,13 @@ TEST_F(Engine, DeviceLimitsAreRefusedWithTheLimit) {
 }
 
 TEST_F(Engine, UnknownDeviceListsTheDevices) {
-  RunOutput r = run({RDMABENCH_BIN, "client", tb_.addr, "-p", port_, "-d", "nosuchdev0"}, 60);
+  RunOutput r = run({bin(), "client", tb_.addr, "-p", port_, "-d", "nosuchdev0"}, 60);
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find(tb_.device), std::string::npos) << r.err;
 }
 
 TEST_F(Engine, DevicesJsonDescribesTheTestbedDevice) {
-  RunOutput r = run({RDMABENCH_BIN, "devices", "--json"}, 60);
+  RunOutput r = run({bin(), "devices", "--json"}, 60);
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   bool found = false;

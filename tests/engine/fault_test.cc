@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include "tests/engine/process.h"
@@ -28,7 +30,7 @@ class Faults : public ::testing::Test {
   }
   // Starts a server; returns it with its port filled in.
   std::unique_ptr<Background> server(std::string& port, std::vector<std::string> extra = {}) {
-    std::vector<std::string> a = {RDMABENCH_BIN, "server", "-d", dev_, "-x", gid_, "--bind", addr_, "-p", "0"};
+    std::vector<std::string> a = {bin(), "server", "-d", dev_, "-x", gid_, "--bind", addr_, "-p", "0"};
     a.insert(a.end(), extra.begin(), extra.end());
     auto s = std::make_unique<Background>(a);
     std::string line = s->line();
@@ -39,12 +41,13 @@ class Faults : public ::testing::Test {
     return s;
   }
   std::vector<std::string> client_args(const std::string& port, std::vector<std::string> extra) {
-    std::vector<std::string> a = {RDMABENCH_BIN, "client", addr_, "-p", port, "-d", dev_, "-x", gid_};
+    std::vector<std::string> a = {bin(), "client", addr_, "-p", port, "-d", dev_, "-x", gid_};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
   // Runs a client in the background, kills the server after `delay`, and checks the client
-  // fails in bounded time naming `phase` and one of `causes`.
+  // fails in bounded time naming `phase` and the cause. The delay leaves the client's setup
+  // (seconds on the emulated testbed) far behind, so the kill lands in the intended phase.
   void kill_server_during(std::vector<std::string> workload, double delay_s, const std::string& phase) {
     std::string port;
     auto srv = server(port);
@@ -74,27 +77,44 @@ class Faults : public ::testing::Test {
 };
 
 TEST_F(Faults, ServerKilledDuringBwMeasurement) {
-  kill_server_during({"--op", "write", "-s", "4K", "-D", "30", "--warmup-time", "0.5"}, 4, "measurement");
+  kill_server_during({"--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12, "measurement");
 }
 
 TEST_F(Faults, ServerKilledDuringSendBwMeasurement) {
-  kill_server_during({"--op", "send", "-s", "1K", "-D", "30", "--warmup-time", "0.5"}, 4, "measurement");
+  kill_server_during({"--op", "send", "-s", "1K", "-D", "60", "--warmup-time", "0.2"}, 12, "measurement");
 }
 
 TEST_F(Faults, ServerKilledDuringWarmup) {
-  kill_server_during({"--op", "write", "-s", "4K", "-D", "5", "--warmup-time", "30"}, 4, "warm-up");
+  kill_server_during({"--op", "write", "-s", "4K", "-D", "5", "--warmup-time", "60"}, 12, "warm-up");
 }
 
 TEST_F(Faults, ServerKilledDuringLatMeasurement) {
-  kill_server_during({"--op", "send", "--mode", "lat", "-s", "64", "-D", "30", "--warmup-time", "0.5"}, 4,
+  kill_server_during({"--op", "send", "--mode", "lat", "-s", "64", "-D", "60", "--warmup-time", "0.2"}, 12,
                      "measurement");
 }
 
 TEST_F(Faults, ServerKilledDuringRdmaCmMeasurement) {
-  kill_server_during({"-R", "--op", "write", "-s", "4K", "-D", "30", "--warmup-time", "0.5"}, 4, "measurement");
+  kill_server_during({"-R", "--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12, "measurement");
+}
+
+// `rdma resource show` summary for the device: {"pd": n, "cq": n, "qp": n, "mr": n, ...}.
+std::map<std::string, long> rdma_resources(const std::string& dev) {
+  RunOutput r = run({"/usr/bin/env", "rdma", "resource", "show"}, 30);
+  std::map<std::string, long> out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(" " + dev + ":") == std::string::npos) continue;
+    std::istringstream words(line.substr(line.find(dev + ":") + dev.size() + 1));
+    std::string key;
+    long value = 0;
+    while (words >> key >> value) out[key] = value;
+  }
+  return out;
 }
 
 TEST_F(Faults, ClientKilledServerKeepsServing) {
+  const auto baseline = rdma_resources(dev_);
+  ASSERT_FALSE(baseline.empty()) << "rdma resource show gave nothing for " << dev_;
   std::string port;
   auto srv = server(port);
   {
@@ -102,6 +122,15 @@ TEST_F(Faults, ClientKilledServerKeepsServing) {
     std::this_thread::sleep_for(std::chrono::seconds(4));
     cli.kill_now(SIGKILL);
   }
+  // The server released every verbs object of the failed session (the killed client's are
+  // released by the kernel): the device's resource counts are back where they started.
+  std::map<std::string, long> now;
+  for (int i = 0; i < 100; ++i) {
+    now = rdma_resources(dev_);
+    if (now == baseline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(now, baseline);
   // The server noticed, logged, and serves the next client.
   RunOutput ok = run(client_args(port, {"--op", "write", "-s", "1K", "-n", "200", "--verify"}), 120);
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
@@ -117,7 +146,7 @@ TEST_F(Faults, SilentServerTimesOut) {
   ASSERT_EQ(::listen(fd, 4), 0);
   socklen_t len = sizeof sin;
   getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &len);
-  RunOutput r = run({RDMABENCH_BIN, "client", "127.0.0.1", "-p", std::to_string(ntohs(sin.sin_port)),
+  RunOutput r = run({bin(), "client", "127.0.0.1", "-p", std::to_string(ntohs(sin.sin_port)),
                      "--timeout", "1"},
                     120);
   ::close(fd);
@@ -157,20 +186,84 @@ TEST_F(Faults, TokenMismatchIsRefusedAndServerContinues) {
 }
 
 TEST_F(Faults, GidIndexOutOfRangeListsTheValidOnes) {
-  RunOutput r = run({RDMABENCH_BIN, "server", "-d", dev_, "-x", "99", "-p", "0", "--once"}, 60);
+  // The server refuses it at start...
+  RunOutput r = run({bin(), "server", "-d", dev_, "-x", "99", "-p", "0", "--once"}, 60);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("gid-index '99'"), std::string::npos) << r.err;
+  // ...and so does the client.
   std::string port;
   auto srv = server(port);
-  RunOutput c = run({RDMABENCH_BIN, "client", addr_, "-p", port, "-d", dev_, "-x", "99", "-n", "10"}, 60);
+  RunOutput c = run({bin(), "client", addr_, "-p", port, "-d", dev_, "-x", "99", "-n", "10"}, 60);
   EXPECT_NE(c.status, 0);
   EXPECT_NE(c.err.find("gid-index '99'"), std::string::npos) << c.err;
   EXPECT_NE(c.err.find(gid_ + " ("), std::string::npos) << "valid indexes not listed: " << c.err;
 }
 
 TEST_F(Faults, MissingDeviceListsTheDevices) {
-  RunOutput r = run({RDMABENCH_BIN, "server", "-d", "mlx5_99", "-p", "0"}, 60);
+  RunOutput r = run({bin(), "server", "-d", "mlx5_99", "-p", "0"}, 60);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("device 'mlx5_99'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(dev_), std::string::npos) << r.err;
+}
+
+// The device's netdev goes down: before a run (the port is not ACTIVE) and during one.
+class LinkFaults : public Faults {
+ protected:
+  void SetUp() override {
+    Faults::SetUp();
+    RunOutput r = run({bin(), "devices", "--json"}, 60);
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const auto& d : nlohmann::json::parse(r.out))
+      if (d["name"] == dev_)
+        for (const auto& g : d["ports"][0]["gids"])
+          if (g["ipv4"] == addr_) netdev_ = g["netdev"];
+    ASSERT_FALSE(netdev_.empty()) << "no netdev behind " << dev_;
+  }
+  void TearDown() override {
+    if (netdev_.empty()) return;
+    run({"/usr/bin/env", "ip", "link", "set", netdev_, "up"}, 30);
+    // Wait until the port is ACTIVE with its GID back, so later tests find the device as before.
+    for (int i = 0; i < 150; ++i) {
+      RunOutput r = run({bin(), "devices", "--json"}, 60);
+      if (r.status == 0 && r.out.find("\"ACTIVE\"") != std::string::npos &&
+          r.out.find("\"" + addr_ + "\"") != std::string::npos)
+        return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    ADD_FAILURE() << netdev_ << " did not come back up";
+  }
+  void link(const char* state) {
+    RunOutput r = run({"/usr/bin/env", "ip", "link", "set", netdev_, state}, 30);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  std::string netdev_;
+};
+
+TEST_F(LinkFaults, PortNotActiveAtStart) {
+  link("down");
+  for (int i = 0; i < 50; ++i) {  // rxe reports the port state change asynchronously
+    RunOutput d = run({bin(), "devices"}, 60);
+    if (d.out.find("DOWN") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  RunOutput r = run({bin(), "server", "-d", dev_, "-x", gid_, "-p", "0", "--once"}, 60);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("DOWN"), std::string::npos) << r.err;
+}
+
+TEST_F(LinkFaults, NetdevDownDuringMeasurement) {
+  std::string port;
+  auto srv = server(port);
+  Background cli(client_args(port, {"--op", "write", "-s", "4K", "-D", "30", "--warmup-time", "0.5",
+                                    "--timeout", "3"}),
+                 true);
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  link("down");
+  int status = cli.wait_exit(90);
+  ASSERT_NE(status, -1) << "the client hung after the link went down";
+  std::string out = cli.rest();
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("measurement"), std::string::npos) << out;
 }
 
 }  // namespace

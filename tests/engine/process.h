@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -15,6 +16,12 @@
 #include <vector>
 
 namespace rdmabench::test {
+
+// The rdmabench binary under test: $RDMABENCH_BIN, else the one built beside the tests.
+inline std::string bin() {
+  const char* v = std::getenv("RDMABENCH_BIN");
+  return v != nullptr && *v != '\0' ? v : RDMABENCH_BIN;
+}
 
 struct RunOutput {
   int status = -1;  // exit status, or 128 + signal
