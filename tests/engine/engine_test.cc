@@ -54,7 +54,10 @@ class Engine : public ::testing::Test {
     std::string json_path = ::testing::TempDir() + "rb-result-" +
                             std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".json";
     std::vector<std::string> full = {bin(), "client", tb_.addr, "-p", port_, "-d",
-                                     tb_.device,    "-x",     tb_.gid,  "--json", json_path};
+                                     tb_.device,    "-x",     tb_.gid,  "--json", json_path,
+                                     // The emulated testbed shares 2 cores with other guests:
+                                     // allow long stalls before calling a run stuck.
+                                     "--timeout", "30"};
     full.insert(full.end(), args.begin(), args.end());
     RunOutput r = run(full, 300);
     std::string text = slurp(json_path);
