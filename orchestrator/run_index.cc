@@ -57,7 +57,7 @@ std::set<std::string> done_points(const std::vector<std::string>& ids,
   return done;
 }
 
-void IndexWriter::append(const nlohmann::json& line) {
+void IndexWriter::append(const nlohmann::ordered_json& line) {
   const std::string text = line.dump() + "\n";
   std::lock_guard<std::mutex> lock(mu_);
   int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -36,7 +36,7 @@ std::set<std::string> done_points(const std::vector<std::string>& ids,
 class IndexWriter {
  public:
   explicit IndexWriter(std::string path) : path_(std::move(path)) {}
-  void append(const nlohmann::json& line);
+  void append(const nlohmann::ordered_json& line);
 
  private:
   std::string path_;

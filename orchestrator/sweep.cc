@@ -6,6 +6,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -15,6 +16,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "harness/error.h"
 #include "orchestrator/campaign.h"
@@ -71,9 +73,15 @@ void make_dir(const std::string& d) {
 class ControlDir {
  public:
   ControlDir() {
-    char tmpl[] = "/tmp/rdmabench-ssh.XXXXXX";
-    if (::mkdtemp(tmpl) == nullptr) throw_sys("mkdtemp", "/tmp/rdmabench-ssh.XXXXXX");
-    path_ = tmpl;
+    // $TMPDIR when its path leaves room for the socket names (%C: 40 characters; a Unix
+    // socket path has at most 107).
+    std::string base = "/tmp";
+    if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t == '/' && std::strlen(t) <= 40) base = t;
+    std::string tmpl = base + "/rdmabench-ssh.XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (::mkdtemp(buf.data()) == nullptr) throw_sys("mkdtemp", tmpl);
+    path_ = buf.data();
   }
   ~ControlDir() {
     std::error_code ec;
@@ -216,9 +224,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     if (!p.skipped()) continue;
     auto it = index.find(p.id);
     if (it != index.end() && it->second.status == "skipped") continue;
-    writer.append({{"point_id", p.id}, {"status", "skipped"}, {"duration_s", 0},
-                   {"error", p.skip_reason}, {"host_pair", c.pairs[p.pair].name},
-                   {"repetition", p.repetition}, {"time", utc_now()}});
+    writer.append(nlohmann::ordered_json{{"point_id", p.id}, {"status", "skipped"}, {"duration_s", 0},
+                                         {"error", p.skip_reason}, {"host_pair", c.pairs[p.pair].name},
+                                         {"repetition", p.repetition}, {"time", utc_now()}});
   }
 
   const std::string token = c.token.empty() ? random_token() : c.token;
@@ -246,7 +254,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       doc["point"] = point;
       try {
         write_file_atomic(base + ".json", doc.dump(2) + "\n");
-        fs::remove(dir + "/failed/" + p.id + ".json", ec);
+        std::error_code rm_ec;
+        fs::remove(dir + "/failed/" + p.id + ".json", rm_ec);
       } catch (const std::exception& e) {
         ok = false;
         error = std::string("cannot write the result: ") + e.what();
@@ -257,10 +266,11 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       make_dir(dir + "/failed");
       write_file_atomic(dir + "/failed/" + p.id + ".json", doc.dump(2) + "\n");
     }
-    writer.append({{"point_id", p.id}, {"status", ok ? "ok" : "failed"},
-                   {"duration_s", std::round(o.duration_s * 1000) / 1000},
-                   {"error", ok ? nlohmann::json(nullptr) : nlohmann::json(error)},
-                   {"host_pair", pair.name}, {"repetition", p.repetition}, {"time", utc_now()}});
+    writer.append(nlohmann::ordered_json{
+        {"point_id", p.id}, {"status", ok ? "ok" : "failed"},
+        {"duration_s", std::round(o.duration_s * 1000) / 1000},
+        {"error", ok ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(error)},
+        {"host_pair", pair.name}, {"repetition", p.repetition}, {"time", utc_now()}});
     progress.finished(p.id, ok ? "ok" : "failed", o.duration_s, error);
     return ok;
   };

@@ -1,0 +1,309 @@
+#!/bin/bash
+# Testbed test (b): `rdmabench sweep` over ssh between the two guests of the testbed pair
+# (testbed/softroce pair up, in a state dir of its own; always taken down at the end).
+#   1. a campaign of 18 points (ops x QP types x sizes; 6 invalid, skipped) completes and every
+#      result validates; the token never shows on a command line; env/<host>.json captured;
+#   2. the server killed in the middle of a point: that point failed, the later ones pass;
+#   3. the orchestrator killed (SIGKILL) in the middle: nothing is left running on the hosts,
+#      and --resume runs exactly the points that were missing;
+#   4. unreachable host, wrong rdmabench path, malformed campaign: clear errors, no point run;
+#      --dry-run touches no host;
+#   5. hostile values (an rdmabench path and a device name full of quotes, $(...), ;, newline)
+#      reach the remote side intact and execute nothing;
+#   6. --jobs 2 runs two disjoint host pairs at the same time;
+#   and afterwards `pgrep -f 'rdmabench (server|client)'` finds nothing on either host.
+# Usage: pair_sweep_test.sh RDMABENCH CHECK_RESULTS. Fails (never skips) when the pair cannot run.
+set -u
+BIN=${1:?usage: pair_sweep_test.sh RDMABENCH CHECK_RESULTS}
+CHECK=${2:?usage: pair_sweep_test.sh RDMABENCH CHECK_RESULTS}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SOFTROCE=$ROOT/testbed/softroce
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+step() { echo "=== $*" >&2; }
+show() { sed 's/^/    | /' "$@" >&2; }
+for tool in ssh python3 pgrep timeout; do
+    command -v "$tool" >/dev/null || fail "$tool not found"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rb-sweep-pair.XXXXXX")
+chmod 755 "$WORK"
+export RDMABENCH_PAIR_DIR=$WORK/pair
+# The sweeps' ssh control folders go here (see cleanup).
+export TMPDIR=$WORK/t
+mkdir -p "$TMPDIR"
+
+pair_qemus() { pgrep -f "rdmabench.state=$RDMABENCH_PAIR_DIR/host" || true; }
+cleanup() {
+    local rc=$? s
+    # Control masters of a sweep that was killed (they would time out by themselves).
+    for s in "$TMPDIR"/rdmabench-ssh.*/*; do
+        [ -S "$s" ] && timeout 10 ssh -o ControlPath="$s" -O exit dummy >/dev/null 2>&1
+    done
+    if [ -n "$(pair_qemus)" ]; then
+        timeout 120 "$SOFTROCE" pair down || true
+        for pid in $(pair_qemus); do kill -KILL "$pid" 2>/dev/null || true; done
+    fi
+    if [ "$rc" = 0 ]; then rm -rf "$WORK"; else echo "(work folder kept: $WORK)" >&2; fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+step "pair up ($RDMABENCH_PAIR_DIR)"
+CFG=$(timeout 900 "$SOFTROCE" pair up) || fail "testbed/softroce pair up failed (is another pair running on this machine?)"
+eval "$(timeout 60 "$SOFTROCE" pair env)" || fail "pair env failed"
+for v in RB_HOST1_ADDR RB_HOST1_DEVICE RB_HOST1_GID_INDEX RB_HOST2_DEVICE RB_HOST2_GID_INDEX; do
+    [ -n "${!v:-}" ] || fail "pair env did not set $v"
+done
+export WORK CFG BIN RB_HOST1_ADDR RB_HOST2_ADDR RB_HOST1_DEVICE RB_HOST2_DEVICE RB_HOST1_GID_INDEX RB_HOST2_GID_INDEX
+rssh() { timeout 120 ssh -F "$CFG" "$@" </dev/null; }
+
+# remote_leftovers SECONDS: prints rdmabench server/client processes still on a host after
+# waiting up to SECONDS for them to go; true when there are some.
+remote_leftovers() {
+    local i h out found
+    for ((i = 0; i <= $1; i += 2)); do
+        found=
+        for h in rb-host1 rb-host2; do
+            out=$(rssh "$h" "pgrep -af 'rdmabench (server|client)'") && found+="$h: $out"$'\n'
+        done
+        [ -n "$found" ] || return 1
+        sleep 2
+    done
+    echo "$found" >&2
+    return 0
+}
+
+# campaign FILE PYTHON-DICT-EXPRESSION: writes a campaign (python builds it, so hostile
+# strings are JSON-encoded properly). H12 is the rb-host1 -> rb-host2 pair.
+campaign() {
+    local file=$1
+    shift
+    python3 - "$file" "$@" <<'PY' || fail "cannot write campaign $1"
+import json, os, sys
+e = os.environ
+def host(n, **kw):
+    d = {"host": "rb-host%d" % n, "device": e["RB_HOST%d_DEVICE" % n],
+         "gid_index": int(e["RB_HOST%d_GID_INDEX" % n]), "rdmabench": e["BIN"]}
+    d.update(kw)
+    return d
+H12 = {"name": "h1-h2", "server": host(1), "client": host(2), "connect_address": e["RB_HOST1_ADDR"]}
+c = eval(sys.argv[2])
+c.setdefault("ssh_config", e["CFG"])
+c.setdefault("timeout_s", 240)
+c.setdefault("connect_timeout_s", 20)
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+}
+
+# sweep NAME ARGS...: runs rdmabench sweep ARGS, output in $WORK/NAME.{out,err}; sets RC.
+sweep() {
+    local name=$1
+    shift
+    timeout 1800 "$BIN" sweep "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    RC=$?
+    show "$WORK/$name.out" "$WORK/$name.err"
+}
+
+# ---------------------------------------------------------------------------------------------
+step "1. 18-point campaign rb-host1 -> rb-host2 (ops x QP types x sizes)"
+campaign "$WORK/main.json" '{"name": "pair-main", "hosts": [H12], "token": "tok-SECRET-4711",
+    "matrix": {"op": ["send", "write", "read"], "qp": ["rc", "uc", "ud"],
+               "sizes": [[64], [1024]], "iterations": 100}}'
+# Sample every command line here and on both hosts while it runs: the token must not appear.
+(
+    while [ ! -e "$WORK/main.done" ]; do
+        ps -eo args | grep -F tok-SECRET | grep -v grep >>"$WORK/token-seen"
+        for h in rb-host1 rb-host2; do
+            rssh "$h" "ps -eo args" 2>/dev/null | grep -F tok-SECRET | grep -v grep >>"$WORK/token-seen"
+        done
+        sleep 1
+    done
+) &
+SAMPLER=$!
+sweep main "$WORK/main.json" --out "$WORK/main"
+touch "$WORK/main.done"
+wait "$SAMPLER"
+[ "$RC" = 0 ] || fail "sweep exited with $RC"
+counts=$("$CHECK" "$WORK/main") || fail "results do not validate ($counts)"
+[ "$counts" = "ok=12 failed=0 skipped=6 results=12 lines=18 envs=2" ] || fail "unexpected: $counts"
+[ ! -s "$WORK/token-seen" ] || { show "$WORK/token-seen"; fail "the token appeared on a command line"; }
+for h in rb-host1 rb-host2; do
+    python3 - "$WORK/main/env/$h.json" <<'PY' || fail "env/$h.json is incomplete"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kernel"].startswith("Linux rb-host"), d["kernel"]
+assert d["rdmabench_version"].startswith("rdmabench "), d
+assert any(x.get("name") == "rxe0" for x in d["devices"]), d["devices"]
+PY
+done
+python3 - "$WORK/main" <<'PY' || fail "result documents lack the point identity"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    d = json.load(open(f))
+    p = d["point"]
+    assert p["campaign"] == "pair-main" and p["host_pair"] == "h1-h2" and p["repetition"] == 1, p
+    assert d["workload"]["op"] == p["matrix"]["op"] and d["workload"]["qp"] == p["matrix"]["qp"], p
+    assert d["workload"]["sizes"] == p["matrix"]["sizes"], p
+    assert d["hosts"]["server"]["hostname"] == "rb-host1" and d["hosts"]["client"]["hostname"] == "rb-host2"
+PY
+[ "$(grep -c '"status":"skipped","duration_s":0,"error":"invalid op' "$WORK/main/index.jsonl")" = 6 ] ||
+    fail "expected 6 skipped points with their reason in the index"
+! remote_leftovers 10 || fail "rdmabench processes left on the hosts after step 1"
+
+# ---------------------------------------------------------------------------------------------
+step "2. the server killed in the middle of a point"
+campaign "$WORK/kill.json" '{"name": "pair-kill", "hosts": [H12],
+    "matrix": {"iterations": [400000, 100], "op": ["write", "send"], "sizes": 64},
+    "exclude": [{"iterations": 400000, "op": "send"}]}'
+timeout 1800 "$BIN" sweep "$WORK/kill.json" --out "$WORK/kill" >"$WORK/kill.out" 2>"$WORK/kill.err" &
+pid=$!
+for ((i = 0; i < 300; i++)); do
+    rssh rb-host2 "pgrep -f 'rdmabench client'" >/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 1
+done
+rssh rb-host2 "pgrep -f 'rdmabench client'" >/dev/null || fail "the first point's client never ran"
+sleep 2
+rssh rb-host1 "pkill -KILL -f '^[^ ]*rdmabench server'" || fail "no server to kill on rb-host1"
+wait "$pid"
+RC=$?
+show "$WORK/kill.out" "$WORK/kill.err"
+[ "$RC" = 1 ] || fail "expected exit status 1 (a point failed), got $RC"
+python3 - "$WORK/kill/index.jsonl" <<'PY' || fail "unexpected index after the kill"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [l["status"] for l in lines] == ["failed", "ok", "ok"], lines
+assert lines[0]["point_id"].startswith("write-rc-bw-64-h1-h2-r1-"), lines[0]
+assert lines[0]["error"], lines[0]
+print("    failed point's error:", lines[0]["error"].splitlines()[0])
+PY
+counts=$("$CHECK" "$WORK/kill") || fail "results do not validate ($counts)"
+! remote_leftovers 10 || fail "rdmabench processes left on the hosts after step 2"
+
+# ---------------------------------------------------------------------------------------------
+step "3. the orchestrator killed (SIGKILL) in the middle; --resume"
+campaign "$WORK/resume.json" '{"name": "pair-resume", "hosts": [H12],
+    "matrix": {"op": ["send", "write"], "qp": ["rc", "uc"], "sizes": 64, "iterations": 3000}}'
+"$BIN" sweep "$WORK/resume.json" --out "$WORK/resume" >"$WORK/resume1.out" 2>"$WORK/resume1.err" &
+pid=$!
+for ((i = 0; i < 600; i++)); do
+    grep -q '\] ok ' "$WORK/resume1.err" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+done
+grep -q '\] ok ' "$WORK/resume1.err" || { show "$WORK/resume1.err"; fail "no point finished"; }
+# Kill it while the next point runs (its client is up on rb-host2).
+for ((i = 0; i < 60; i++)); do
+    rssh rb-host2 "pgrep -f 'rdmabench client'" >/dev/null && break
+    sleep 1
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+show "$WORK/resume1.out" "$WORK/resume1.err"
+! remote_leftovers 20 || fail "rdmabench processes left on the hosts after the orchestrator was killed"
+ok_before=$(grep -c '"status":"ok"' "$WORK/resume/index.jsonl")
+[ "$ok_before" -ge 1 ] && [ "$ok_before" -le 3 ] || fail "expected 1..3 ok points before the kill, got $ok_before"
+sweep resume2 "$WORK/resume.json" --out "$WORK/resume" --resume
+[ "$RC" = 0 ] || fail "--resume exited with $RC"
+grep -q "4 points, $((4 - ok_before)) to run, $ok_before already done" "$WORK/resume2.out" ||
+    fail "--resume did not run exactly the missing points"
+counts=$("$CHECK" "$WORK/resume") || fail "results do not validate ($counts)"
+case $counts in ok=4\ failed=0\ skipped=0\ results=4\ *) ;; *) fail "after --resume: $counts" ;; esac
+[ "$(grep -c '"status":"ok"' "$WORK/resume/index.jsonl")" = 4 ] || fail "a finished point was run again"
+
+# ---------------------------------------------------------------------------------------------
+step "4. clear errors: unreachable host, wrong rdmabench path, malformed campaign; dry run"
+printf 'Include %s\nHost rb-dead\n    HostName 127.0.0.1\n    Port 1\n' "$CFG" >"$WORK/ssh_config_dead"
+campaign "$WORK/dead.json" '{"name": "pair-dead", "ssh_config": os.environ["WORK"] + "/ssh_config_dead",
+    "connect_timeout_s": 5, "hosts": [dict(H12, client=host(2, host="rb-dead"))],
+    "matrix": {"op": "write"}}'
+sweep dead "$WORK/dead.json" --out "$WORK/dead"
+[ "$RC" = 1 ] || fail "unreachable host: expected exit status 1, got $RC"
+grep -q "rb-dead" "$WORK/dead.err" && grep -q "cannot reach rb-dead over ssh" "$WORK/dead.err" ||
+    fail "unreachable host: the error does not name rb-dead"
+grep -q "no point was run" "$WORK/dead.err" && [ ! -s "$WORK/dead/index.jsonl" ] || fail "points ran with a host down"
+sweep deaddry "$WORK/dead.json" --out "$WORK/deaddry" --dry-run
+[ "$RC" = 0 ] && grep -q "client on rb-dead: " "$WORK/deaddry.out" && [ ! -e "$WORK/deaddry" ] ||
+    fail "--dry-run failed or touched something"
+
+campaign "$WORK/badpath.json" '{"name": "pair-badpath",
+    "hosts": [dict(H12, server=host(1, rdmabench="/nonexistent/rdmabench"))], "matrix": {"op": "write"}}'
+sweep badpath "$WORK/badpath.json" --out "$WORK/badpath"
+[ "$RC" = 1 ] || fail "wrong rdmabench path: expected exit status 1, got $RC"
+grep "rb-host1" "$WORK/badpath.err" | grep -q "/nonexistent/rdmabench" || fail "wrong path: the error does not name the host and path"
+
+campaign "$WORK/bad.json" '{"name": "pair-bad", "hosts": [H12], "matrix": {"op": ["write", "bogus"]}}'
+sweep bad "$WORK/bad.json" --out "$WORK/bad"
+[ "$RC" = 2 ] && grep -q "/matrix/op/1 'bogus'" "$WORK/bad.err" || fail "malformed campaign: expected exit 2 naming /matrix/op/1"
+echo '{"name": "x", "hosts": [' >"$WORK/syntax.json"
+sweep syntax "$WORK/syntax.json"
+[ "$RC" = 2 ] && grep -q "syntax.json" "$WORK/syntax.err" || fail "JSON syntax error: expected exit 2 naming the file"
+
+# ---------------------------------------------------------------------------------------------
+step "5. hostile values reach the remote side intact"
+HOSTILE_DIR="$WORK/h ost'q\"d;\$(touch $WORK/pwned1)\`touch $WORK/pwned2\`&|<>*?
+line"
+mkdir -p "$HOSTILE_DIR" && ln -s "$BIN" "$HOSTILE_DIR/rdmabench" || fail "cannot create $HOSTILE_DIR"
+export HOSTILE_BIN="$HOSTILE_DIR/rdmabench"
+# (Not "${": campaign strings expand ${NAME} from the environment.)
+export HOSTILE_DEV="rxe0' \"; touch $WORK/pwned3; echo \$(touch $WORK/pwned4) \`id\` \$HOME ;x
+y"
+campaign "$WORK/hostile.json" '{"name": "pair-hostile",
+    "hosts": [dict(H12, name="path", server=host(1, rdmabench=e["HOSTILE_BIN"]), client=host(2, rdmabench=e["HOSTILE_BIN"])),
+              dict(H12, name="device", server=host(1, device=e["HOSTILE_DEV"]))],
+    "matrix": {"op": "write", "sizes": 64, "iterations": 100}}'
+sweep hostile "$WORK/hostile.json" --out "$WORK/hostile"
+[ "$RC" = 1 ] || fail "expected exit status 1 (the point with the bad device fails), got $RC"
+python3 - "$WORK/hostile" <<'PY' || fail "hostile values were altered or executed"
+import glob, json, os, sys
+d = sys.argv[1]
+lines = {json.loads(l)["point_id"].split("-r1-")[0]: json.loads(l) for l in open(d + "/index.jsonl")}
+path = lines["write-rc-bw-64-path"]
+dev = lines["write-rc-bw-64-device"]
+assert path["status"] == "ok", path
+assert dev["status"] == "failed", dev
+# The server saw the device name byte for byte (it quotes it in its error).
+assert os.environ["HOSTILE_DEV"] in dev["error"], dev["error"]
+env = json.load(open(d + "/env/rb-host1.json"))
+assert env["rdmabench"] == os.environ["HOSTILE_BIN"], env["rdmabench"]
+assert env["rdmabench_version"].startswith("rdmabench "), env
+print("    device error:", dev["error"].splitlines()[0][:160])
+PY
+for n in 1 2 3 4; do
+    [ ! -e "$WORK/pwned$n" ] || fail "a hostile value was executed (pwned$n exists)"
+done
+! remote_leftovers 10 || fail "rdmabench processes left on the hosts after step 5"
+
+# ---------------------------------------------------------------------------------------------
+step "6. --jobs 2: two disjoint host pairs at the same time"
+campaign "$WORK/jobs.json" '{"name": "pair-jobs",
+    "hosts": [{"name": "loop1", "server": host(1), "client": host(1), "connect_address": e["RB_HOST1_ADDR"]},
+              {"name": "loop2", "server": host(2), "client": host(2), "connect_address": e["RB_HOST2_ADDR"]}],
+    "matrix": {"op": ["write", "send"], "sizes": 64, "iterations": 3000}}'
+sweep jobs "$WORK/jobs.json" --out "$WORK/jobs" --jobs 2
+[ "$RC" = 0 ] || fail "--jobs 2 exited with $RC"
+counts=$("$CHECK" "$WORK/jobs") || fail "results do not validate ($counts)"
+case $counts in ok=4\ failed=0\ *) ;; *) fail "--jobs 2: $counts" ;; esac
+python3 - "$WORK/jobs/index.jsonl" <<'PY' || fail "--jobs 2 did not run the pairs in parallel"
+import datetime, json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+end = lambda l: datetime.datetime.strptime(l["time"], "%Y-%m-%dT%H:%M:%SZ").timestamp()
+total = sum(l["duration_s"] for l in lines)
+span = max(end(l) for l in lines) - min(end(l) - l["duration_s"] for l in lines)
+print("    points: %.1f s one after the other, %.1f s from the first start to the last end" % (total, span))
+assert span < 0.8 * total, (span, total)
+PY
+
+# ---------------------------------------------------------------------------------------------
+step "7. nothing left running on either host"
+! remote_leftovers 0 || fail "pgrep -f 'rdmabench (server|client)' found processes"
+step "pair down"
+timeout 120 "$SOFTROCE" pair down || fail "pair down failed"
+[ -z "$(pair_qemus)" ] || fail "qemu of the pair still running"
+echo "PASS: pair sweep" >&2
