@@ -228,6 +228,14 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
     if (c.token.empty() || c.token.find('\n') != std::string::npos || c.token.find('\r') != std::string::npos)
       throw ConfigError("/token", "(hidden)", "a non-empty one-line string");
   }
+  // The whole campaign must stay a list we can hold and run.
+  size_t total = c.matrix.size();
+  for (size_t f : {c.pairs.size(), size_t{c.repetitions}})
+    total = f != 0 && total > kMaxPoints / f ? kMaxPoints + 1 : total * f;
+  if (total > kMaxPoints)
+    throw ConfigError("/matrix", "more than " + std::to_string(kMaxPoints) + " points",
+                      "a campaign of at most " + std::to_string(kMaxPoints) +
+                          " points (matrix combinations x host pairs x repetitions)");
   c.source = j;
   if (c.source.contains("token")) c.source["token"] = "(hidden)";
   return c;

@@ -29,6 +29,9 @@ struct HostPair {
   std::string connect_address;  // "" = the address in the server's ready line
 };
 
+// Largest campaign (points before excludes): matrix combinations x host pairs x repetitions.
+inline constexpr size_t kMaxPoints = 1000000;
+
 struct Campaign {
   std::string name;
   std::string description;

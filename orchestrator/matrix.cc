@@ -1,6 +1,7 @@
 #include "orchestrator/matrix.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "harness/error.h"
 #include "orchestrator/workload_fields.h"
@@ -42,7 +43,10 @@ std::vector<nlohmann::json> values_of(const std::string& key, const nlohmann::js
 
 size_t Matrix::size() const {
   size_t n = 1;
-  for (const auto& a : axes) n *= a.values.size();
+  for (const auto& a : axes) {
+    if (a.values.size() != 0 && n > SIZE_MAX / a.values.size()) return SIZE_MAX;  // saturate
+    n *= a.values.size();
+  }
   return n;
 }
 

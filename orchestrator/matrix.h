@@ -21,7 +21,7 @@ struct MatrixAxis {
 struct Matrix {
   std::vector<MatrixAxis> axes;  // in key order
 
-  // Number of combinations (product of the axis lengths).
+  // Number of combinations (product of the axis lengths; SIZE_MAX if that overflows).
   size_t size() const;
   // Combination `i` (0 <= i < size()) as key -> value; the last axis varies fastest.
   nlohmann::json combination(size_t i) const;

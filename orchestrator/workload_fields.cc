@@ -140,11 +140,11 @@ nlohmann::json canonical_field_value(const std::string& key, const nlohmann::jso
       return n;
     }
     case Kind::kInt: {
-      if (!v.is_number_integer()) throw ConfigError(path, v.dump(), "a whole number " + range_text(*f));
+      if (!v.is_number_integer() || (v.is_number_unsigned() && double(v.get<uint64_t>()) > f->hi))
+        throw ConfigError(path, v.dump(), "a whole number " + range_text(*f));
       const int64_t n = v.get<int64_t>();
       if (f->zero_is_default && n == -1) return n;
-      if (v.is_number_unsigned() ? double(v.get<uint64_t>()) > f->hi : (n < f->lo || n > f->hi))
-        throw ConfigError(path, v.dump(), "a whole number " + range_text(*f));
+      if (n < f->lo || n > f->hi) throw ConfigError(path, v.dump(), "a whole number " + range_text(*f));
       return n;
     }
     case Kind::kDouble: {

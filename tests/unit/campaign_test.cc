@@ -247,6 +247,9 @@ TEST(CampaignParse, ErrorsNameTheJsonPath) {
   j["matrix"]["sizes"] = 64;
   expect_error(j, "/matrix/mtu/1");
   j = base_campaign();
+  j["matrix"]["inline_size"] = json::parse("18446744073709551615");  // not -1 in disguise
+  expect_error(j, "/matrix/inline_size");
+  j = base_campaign();
   j["matrix"]["colour"] = "blue";
   EXPECT_NE(expect_error(j, "/matrix/colour").find("known fields"), std::string::npos);
   j = base_campaign();
@@ -288,6 +291,9 @@ TEST(CampaignParse, ErrorsNameTheJsonPath) {
   j = base_campaign();
   j["repetitions"] = 0;
   expect_error(j, "/repetitions");
+  j = base_campaign();  // 3 x 3 x 2 x 2 pairs x 100000 repetitions: too many points
+  j["repetitions"] = 100000;
+  EXPECT_NE(expect_error(j, "/matrix").find("at most 1000000 points"), std::string::npos);
   j = base_campaign();
   j["timeout_s"] = "long";
   expect_error(j, "/timeout_s");
