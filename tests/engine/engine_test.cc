@@ -178,8 +178,13 @@ TEST_P(EveryCombo, RunsAndVerifies) {
   // UC drops a whole message when one of its packets is lost, and a ping-pong then stalls.
   std::string sizes = c.qp == "ud" || (c.qp == "uc" && c.mode == "lat") ? "64,1K" : "64,4K";
   if (c.op == "fetch_add" || c.op == "cmp_swap") sizes = "8";
-  expect_ok({"--op", c.op, "-c", c.qp, "--mode", c.mode, "--cq", c.cq, "-s", sizes, "-n",
-             c.mode == "bw" ? "300" : "100", "--verify"});
+  std::vector<std::string> args = {"--op", c.op, "-c", c.qp, "--mode", c.mode, "--cq", c.cq, "-s",
+                                   sizes, "-n", c.mode == "bw" ? "300" : "100", "--verify"};
+  // rxe on Linux 6.1 sometimes stalls a multi-packet RDMA write that follows inline writes on the
+  // same QP (perftest's `ib_write_lat -a` stalls the same way on the testbed), so write
+  // ping-pong across sizes runs without inline here; inline itself is tested with sends.
+  if ((c.op == "write" || c.op == "write_imm") && c.mode == "lat") args.insert(args.end(), {"-I", "0"});
+  expect_ok(args);
 }
 
 INSTANTIATE_TEST_SUITE_P(Verbs, EveryCombo, ::testing::ValuesIn(all_combos()),
