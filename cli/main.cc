@@ -4,6 +4,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -94,6 +95,9 @@ int main(int argc, char** argv) {
   client->add_flag("--verify", wa.verify, "check the payload arrives intact");
   client->add_option("-m,--mtu", wa.mtu, "path MTU (256..4096; default: the ports' active MTU)");
   client->add_option("--timeout", wa.timeout, "seconds without progress before giving up (default 5)");
+  std::optional<std::string> lat_precision;
+  client->add_option("--latency-precision", lat_precision,
+                     "latency histogram's largest relative error, 0.00001..0.1 (default 0.01)");
   client->add_option("--json", json_file, "write the result document to FILE (atomically)");
   client->add_flag("-J", json_stdout, "print the result document on stdout");
   client->add_option("--token", copt.token, "shared secret (must match the server's)")
@@ -158,6 +162,13 @@ int main(int argc, char** argv) {
       apply_local(copt.local, c_ibport, c_gid);
       if (c_port) copt.port = static_cast<uint16_t>(parse_uint_option("port", *c_port, 1, 65535));
       copt.workload = build_workload(wa);
+      if (lat_precision) {
+        char* end = nullptr;
+        double v = std::strtod(lat_precision->c_str(), &end);
+        if (lat_precision->empty() || *end != '\0' || !(v >= 0.00001 && v <= 0.1))
+          throw ConfigError("latency-precision", *lat_precision, "a relative error from 0.00001 to 0.1");
+        copt.histogram_error = v;
+      }
       std::signal(SIGPIPE, SIG_IGN);
       std::ostream& table = json_stdout ? std::cerr : std::cout;
       print_header(table, copt.workload);

@@ -200,6 +200,13 @@ TEST_F(Engine, InlineSendLatency) {
   EXPECT_EQ(doc["workload"]["inline_size"], 128);
 }
 
+TEST_F(Engine, PathMtuAndLatencyPrecision) {
+  auto doc = expect_ok({"--op", "send", "--mode", "lat", "-m", "512", "-s", "2K", "-n", "100",
+                        "--latency-precision", "0.001", "--verify"});
+  EXPECT_EQ(doc["workload"]["mtu"], 512);
+  EXPECT_DOUBLE_EQ(doc["results"][0]["latency"]["max_relative_error"].get<double>(), 0.001);
+}
+
 TEST_F(Engine, SelectiveSignaling) {
   auto doc = expect_ok({"--op", "write", "-s", "1K", "-n", "500", "-Q", "16", "-t", "64", "--verify"});
   EXPECT_EQ(doc["workload"]["signal_every"], 16);
