@@ -66,7 +66,15 @@ uint32_t decode_frame_header(std::span<const uint8_t, kFrameHeaderBytes> in) {
 }
 
 nlohmann::json decode_payload(std::span<const uint8_t> payload) {
-  nlohmann::json j = nlohmann::json::parse(payload.begin(), payload.end(), nullptr, false);
+  // Messages are shallow; refuse deep nesting (which costs stack in every later traversal).
+  constexpr int kMaxDepth = 32;
+  const nlohmann::json::parser_callback_t limit_depth =
+      [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth > kMaxDepth)
+          throw PeerError("malformed message (nested deeper than " + std::to_string(kMaxDepth) + ")");
+        return true;
+      };
+  nlohmann::json j = nlohmann::json::parse(payload.begin(), payload.end(), limit_depth, false);
   if (j.is_discarded()) throw PeerError("malformed message (not JSON)");
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
     throw PeerError("malformed message (no \"type\")");

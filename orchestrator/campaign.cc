@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "harness/error.h"
+#include "harness/json_util.h"
 #include "orchestrator/point_id.h"
 #include "orchestrator/workload_fields.h"
 #include "workloads/workload_options.h"
@@ -23,7 +24,7 @@ void check_keys(const nlohmann::json& j, const std::string& path,
     if (!ok) {
       std::string list;
       for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      throw ConfigError(path + "/" + k, v.dump(), "unknown key; known keys: " + list);
+      throw ConfigError(path + "/" + k, brief_json(v), "unknown key; known keys: " + list);
     }
   }
 }
@@ -36,7 +37,7 @@ const nlohmann::json& require(const nlohmann::json& j, const std::string& key, c
 }
 
 std::string get_string(const nlohmann::json& v, const std::string& path, const std::string& what) {
-  if (!v.is_string()) throw ConfigError(path, v.dump(), what);
+  if (!v.is_string()) throw ConfigError(path, brief_json(v), what);
   return v.get<std::string>();
 }
 
@@ -47,7 +48,7 @@ double get_seconds(const nlohmann::json& j, const std::string& key, const std::s
   char allowed[96];
   std::snprintf(allowed, sizeof allowed, "seconds, more than %g and at most %g", lo, hi);
   if (!it->is_number() || !(it->get<double>() > lo) || it->get<double>() > hi)
-    throw ConfigError(path + "/" + key, it->dump(), allowed);
+    throw ConfigError(path + "/" + key, brief_json(*it), allowed);
   return it->get<double>();
 }
 
@@ -108,7 +109,7 @@ bool has_control_or_space(const std::string& s) {
 
 HostSpec parse_host(const nlohmann::json& j, const std::string& path, const std::string& self_exe) {
   if (!j.is_object())
-    throw ConfigError(path, j.dump(), "an object: {\"host\", \"device\", \"gid_index\", \"rdmabench\"}");
+    throw ConfigError(path, brief_json(j), "an object: {\"host\", \"device\", \"gid_index\", \"rdmabench\"}");
   check_keys(j, path, {"host", "device", "gid_index", "rdmabench"});
   HostSpec h;
   h.host = expand_env(get_string(require(j, "host", path, "\"local\" or an ssh destination ([user@]host)"),
@@ -138,7 +139,7 @@ HostSpec parse_host(const nlohmann::json& j, const std::string& path, const std:
     } else if (is_uint(v) && v.get<uint64_t>() <= 65535) {
       h.gid_index = static_cast<int>(v.get<uint64_t>());
     } else {
-      throw ConfigError(path + "/gid_index", it->dump(), "a GID index from 0 to 65535, or \"auto\"");
+      throw ConfigError(path + "/gid_index", brief_json(*it), "a GID index from 0 to 65535, or \"auto\"");
     }
   }
   h.rdmabench = h.is_local() ? "self" : "rdmabench";
@@ -158,7 +159,7 @@ HostSpec parse_host(const nlohmann::json& j, const std::string& path, const std:
 
 Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
                         const std::string& self_exe) {
-  if (!j.is_object()) throw ConfigError("/", j.dump().substr(0, 40), "a campaign object");
+  if (!j.is_object()) throw ConfigError("/", brief_json(j), "a campaign object");
   check_keys(j, "", {"name", "description", "hosts", "ssh_config", "connect_timeout_s", "matrix",
                      "exclude", "repetitions", "timeout_s", "token"});
   Campaign c;
@@ -170,14 +171,14 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
 
   const auto& hosts = require(j, "hosts", "", "a list of host pairs");
   if (!hosts.is_array() || hosts.empty())
-    throw ConfigError("/hosts", hosts.dump().substr(0, 60),
+    throw ConfigError("/hosts", brief_json(hosts),
                       "a non-empty list of host pairs {\"name\", \"server\", \"client\", \"connect_address\"}");
   std::set<std::string> names;
   for (size_t i = 0; i < hosts.size(); ++i) {
     const std::string p = "/hosts/" + std::to_string(i);
     const auto& h = hosts[i];
     if (!h.is_object())
-      throw ConfigError(p, h.dump(), "an object {\"name\", \"server\", \"client\", \"connect_address\"}");
+      throw ConfigError(p, brief_json(h), "an object {\"name\", \"server\", \"client\", \"connect_address\"}");
     check_keys(h, p, {"name", "server", "client", "connect_address"});
     HostPair pair;
     pair.name = get_string(require(h, "name", p, "the host pair's name"), p + "/name", "a string");
@@ -194,7 +195,7 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
           p + "/connect_address");
       if (pair.connect_address.empty() || pair.connect_address.front() == '-' ||
           has_control_or_space(pair.connect_address))
-        throw ConfigError(p + "/connect_address", it->dump(),
+        throw ConfigError(p + "/connect_address", brief_json(*it),
                           "an address (no spaces, not starting with '-')");
     }
     c.pairs.push_back(std::move(pair));
@@ -220,7 +221,7 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   if (auto it = j.find("exclude"); it != j.end()) c.excludes = parse_excludes(*it, c.matrix, "/exclude");
   if (auto it = j.find("repetitions"); it != j.end()) {
     if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > 100000)
-      throw ConfigError("/repetitions", it->dump(), "a whole number from 1 to 100000");
+      throw ConfigError("/repetitions", brief_json(*it), "a whole number from 1 to 100000");
     c.repetitions = static_cast<unsigned>(it->get<uint64_t>());
   }
   if (auto it = j.find("token"); it != j.end()) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "harness/error.h"
+#include "harness/json_util.h"
 #include "orchestrator/workload_fields.h"
 
 namespace rdmabench {
@@ -28,12 +29,12 @@ std::vector<nlohmann::json> values_of(const std::string& key, const nlohmann::js
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string p = path + "/" + std::to_string(i);
     if (is_list_field(key) && !v[i].is_array())
-      throw ConfigError(p, v[i].dump(),
+      throw ConfigError(p, brief_json(v[i]),
                         "a list, like the other elements (a list of lists is one " + key +
                             " value per run; a flat list is one run with all of them)");
     nlohmann::json c = canonical_field_value(key, v[i], p);
     if (std::find(out.begin(), out.end(), c) != out.end())
-      throw ConfigError(p, v[i].dump(), "a value not already in the list (duplicate)");
+      throw ConfigError(p, brief_json(v[i]), "a value not already in the list (duplicate)");
     out.push_back(std::move(c));
   }
   return out;
@@ -66,7 +67,7 @@ bool Matrix::has(const std::string& key) const {
 
 Matrix parse_matrix(const nlohmann::json& j, const std::string& path) {
   if (!j.is_object())
-    throw ConfigError(path, j.dump(), "an object: workload field -> value or list of values");
+    throw ConfigError(path, brief_json(j), "an object: workload field -> value or list of values");
   Matrix m;
   for (const auto& [key, v] : j.items()) {
     const std::string p = path + "/" + key;
@@ -87,26 +88,26 @@ bool Exclude::matches(const nlohmann::json& values, const std::string& pair_name
 std::vector<Exclude> parse_excludes(const nlohmann::json& j, const Matrix& m,
                                     const std::string& path) {
   std::vector<Exclude> out;
-  if (!j.is_array()) throw ConfigError(path, j.dump(), "a list of partial matrix points (objects)");
+  if (!j.is_array()) throw ConfigError(path, brief_json(j), "a list of partial matrix points (objects)");
   for (size_t i = 0; i < j.size(); ++i) {
     const std::string p = path + "/" + std::to_string(i);
     const auto& e = j[i];
     if (!e.is_object() || e.empty())
-      throw ConfigError(p, e.dump(), "an object of matrix keys and the values to drop");
+      throw ConfigError(p, brief_json(e), "an object of matrix keys and the values to drop");
     Exclude ex;
     for (const auto& [key, v] : e.items()) {
       const std::string kp = p + "/" + key;
       if (key == "host_pair") {
         std::vector<nlohmann::json> names;
         for (const auto& n : v.is_array() ? v : nlohmann::json::array({v})) {
-          if (!n.is_string()) throw ConfigError(kp, n.dump(), "a host pair name or a list of them");
+          if (!n.is_string()) throw ConfigError(kp, brief_json(n), "a host pair name or a list of them");
           names.push_back(n);
         }
         ex.keys.emplace_back(key, std::move(names));
         continue;
       }
       if (!m.has(key))
-        throw ConfigError(kp, v.dump(), "a key of the matrix (or host_pair): excludes match matrix values");
+        throw ConfigError(kp, brief_json(v), "a key of the matrix (or host_pair): excludes match matrix values");
       ex.keys.emplace_back(key, values_of(key, v, kp));
     }
     out.push_back(std::move(ex));

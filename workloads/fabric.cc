@@ -7,6 +7,7 @@
 #include <random>
 
 #include "harness/error.h"
+#include "harness/json_util.h"
 
 namespace rdmabench {
 namespace {
@@ -77,21 +78,25 @@ void to_json(nlohmann::json& j, const SideInfo& s) {
 SideInfo side_info_from_json(const nlohmann::json& j) {
   try {
     SideInfo s;
-    s.lid = j.at("lid").get<uint16_t>();
+    s.lid = static_cast<uint16_t>(json_uint(j.at("lid"), UINT16_MAX));
     s.gid = j.at("gid").get<std::string>();
-    s.active_mtu = j.at("active_mtu").get<uint32_t>();
-    s.max_rd_atomic = j.at("max_rd_atomic").get<int>();
-    for (const auto& q : j.at("qps")) {
+    s.active_mtu = static_cast<uint32_t>(json_uint(j.at("active_mtu"), 1U << 20));
+    s.max_rd_atomic = static_cast<int>(json_uint(j.at("max_rd_atomic"), 255));
+    const auto& qps = j.at("qps");
+    if (!qps.is_array()) throw std::domain_error("\"qps\" is not an array");
+    for (const auto& q : qps) {
       QpInfo qi;
-      qi.qpn = q.at("qpn").get<uint32_t>();
-      qi.psn = q.at("psn").get<uint32_t>();
-      qi.addr = q.at("addr").get<uint64_t>();
-      qi.rkey = q.at("rkey").get<uint32_t>();
-      qi.len = q.at("len").get<uint64_t>();
+      qi.qpn = static_cast<uint32_t>(json_uint(q.at("qpn"), 0xffffff));
+      qi.psn = static_cast<uint32_t>(json_uint(q.at("psn"), 0xffffff));
+      qi.addr = json_uint(q.at("addr"));
+      qi.rkey = static_cast<uint32_t>(json_uint(q.at("rkey"), UINT32_MAX));
+      qi.len = json_uint(q.at("len"));
       s.qps.push_back(qi);
     }
     return s;
   } catch (const nlohmann::json::exception& e) {
+    throw PeerError(std::string("malformed endpoint description from peer: ") + e.what());
+  } catch (const std::domain_error& e) {
     throw PeerError(std::string("malformed endpoint description from peer: ") + e.what());
   }
 }

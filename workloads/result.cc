@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "harness/error.h"
+#include "harness/json_util.h"
 
 namespace rdmabench {
 namespace {
@@ -59,7 +60,7 @@ T at_path(const nlohmann::json& j, const std::string& ptr, const char* want) {
     return j.at(nlohmann::json::json_pointer(ptr)).get<T>();
   } catch (const nlohmann::json::exception&) {
     const nlohmann::json::json_pointer p(ptr);
-    if (j.contains(p)) throw ConfigError(ptr, j.at(p).dump(), want);
+    if (j.contains(p)) throw ConfigError(ptr, brief_json(j.at(p)), want);
     // Name the first key on the path that is absent (e.g. 'hosts' when the whole object is).
     std::string prefix;
     std::string missing = ptr.substr(ptr.rfind('/') + 1);
@@ -152,18 +153,18 @@ void to_json(nlohmann::json& j, const SizeResult& r) {
 SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path) {
   try {
     SizeResult r;
-    r.size = j.at("size").get<uint64_t>();
-    r.iterations = j.at("iterations").get<uint64_t>();
-    r.ops = j.at("ops").get<uint64_t>();
-    r.bytes = j.at("bytes").get<uint64_t>();
+    r.size = json_uint(j.at("size"));
+    r.iterations = json_uint(j.at("iterations"));
+    r.ops = json_uint(j.at("ops"));
+    r.bytes = json_uint(j.at("bytes"));
     r.seconds = num(j.at("seconds"));
     r.gbps = num(j.at("gbps"));
     r.mmsg_per_s = num(j.at("mmsg_per_s"));
     r.cpu = cpu_from(j.at("cpu"));
-    r.sent_messages = j.at("sent_messages").get<uint64_t>();
-    r.received_messages = j.at("received_messages").get<uint64_t>();
-    r.received_bytes = j.at("received_bytes").get<uint64_t>();
-    r.lost_messages = j.at("lost_messages").get<uint64_t>();
+    r.sent_messages = json_uint(j.at("sent_messages"));
+    r.received_messages = json_uint(j.at("received_messages"));
+    r.received_bytes = json_uint(j.at("received_bytes"));
+    r.lost_messages = json_uint(j.at("lost_messages"));
     r.verified = j.at("verified").get<bool>();
     if (!j.at("error").is_null()) r.error = j.at("error").get<std::string>();
     if (!j.at("latency").is_null()) {
@@ -171,8 +172,8 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
       LatencyResult lr;
       lr.kind = l.at("kind").get<std::string>();
       lr.unit = l.at("unit").get<std::string>();
-      lr.summary.count = l.at("count").get<uint64_t>();
-      lr.summary.overflow = l.at("overflow").get<uint64_t>();
+      lr.summary.count = json_uint(l.at("count"));
+      lr.summary.overflow = json_uint(l.at("overflow"));
       lr.summary.min = num(l.at("min"));
       lr.summary.max = num(l.at("max"));
       lr.summary.mean = num(l.at("mean"));
@@ -189,9 +190,9 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
     }
     for (const auto& t : j.at("threads")) {
       ThreadResult tr;
-      tr.thread = t.at("thread").get<uint32_t>();
-      tr.ops = t.at("ops").get<uint64_t>();
-      tr.bytes = t.at("bytes").get<uint64_t>();
+      tr.thread = static_cast<uint32_t>(json_uint(t.at("thread"), UINT32_MAX));
+      tr.ops = json_uint(t.at("ops"));
+      tr.bytes = json_uint(t.at("bytes"));
       tr.seconds = num(t.at("seconds"));
       tr.gbps = num(t.at("gbps"));
       tr.mmsg_per_s = num(t.at("mmsg_per_s"));
@@ -200,12 +201,14 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
     }
     if (!j.at("reverse").is_null()) {
       const auto& v = j.at("reverse");
-      r.reverse = DirectionResult{v.at("ops").get<uint64_t>(), v.at("bytes").get<uint64_t>(),
+      r.reverse = DirectionResult{json_uint(v.at("ops")), json_uint(v.at("bytes")),
                                   num(v.at("seconds")), num(v.at("gbps")),
                                   num(v.at("mmsg_per_s"))};
     }
     return r;
   } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(path, "(result)", std::string("a valid size result: ") + e.what());
+  } catch (const std::domain_error& e) {
     throw ConfigError(path, "(result)", std::string("a valid size result: ") + e.what());
   }
 }
@@ -230,7 +233,7 @@ void to_json(nlohmann::json& j, const RunResult& r) {
 
 RunResult run_result_from_json(const nlohmann::json& j) {
   RunResult r;
-  if (!j.is_object()) throw ConfigError("/", j.dump().substr(0, 40), "an rdmabench result document (a JSON object)");
+  if (!j.is_object()) throw ConfigError("/", brief_json(j), "an rdmabench result document (a JSON object)");
   if (!j.contains("schema_version"))
     throw ConfigError("/schema_version", "(missing)",
                       "an rdmabench result document (key 'schema_version' is missing)");
@@ -259,7 +262,7 @@ RunResult run_result_from_json(const nlohmann::json& j) {
   r.clock.fallback_reason = at_path<std::string>(j, "/clock/fallback_reason", kStr);
   r.counters = at_path<nlohmann::json>(j, "/counters", "an object");
   if (!j.contains("error") || !(j["error"].is_null() || j["error"].is_string()))
-    throw ConfigError("/error", j.contains("error") ? j["error"].dump() : "(missing)",
+    throw ConfigError("/error", j.contains("error") ? brief_json(j["error"]) : "(missing)",
                       j.contains("error") ? "null or a string" : "null or a string (key 'error' is missing)");
   if (j["error"].is_string()) r.error = j["error"].get<std::string>();
   if (!j.contains("workload")) throw ConfigError("/workload", "(missing)", "a workload object");

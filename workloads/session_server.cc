@@ -6,6 +6,7 @@
 #include "harness/clock.h"
 #include "harness/counters.h"
 #include "harness/error.h"
+#include "harness/json_util.h"
 #include "harness/oob_channel.h"
 #include "harness/version.h"
 #include "workloads/session.h"
@@ -115,8 +116,14 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
 }
 
 void ServerSession::run_size(const nlohmann::json& start) {
-  const uint64_t size = start.value("size", uint64_t{0});
-  const size_t index = start.value("index", size_t{0});
+  uint64_t size = 0;
+  size_t index = 0;
+  try {
+    size = json_uint(start.at("size"));
+    index = json_uint(start.at("index"));
+  } catch (const std::exception& e) {
+    throw PeerError(std::string("malformed 'start': ") + e.what());
+  }
   if (index >= w_.sizes.size() || w_.sizes[index] != size)
     throw PeerError("protocol error: 'start' names size " + std::to_string(size) +
                     " which is not in the workload");
@@ -147,6 +154,8 @@ void ServerSession::run_size(const nlohmann::json& start) {
     posted = fin.value("posted", nlohmann::json::array());
     if (!posted.is_array() || posted.size() != T)
       throw PeerError("malformed 'finish': expected " + std::to_string(T) + " posted counts");
+    for (const auto& p : posted)
+      if (!p.is_number_unsigned()) throw PeerError("malformed 'finish': posted counts must be integers");
     if (uses_recv(w_.op))
       for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(posted[t].get<uint64_t>());
     control.peer_finished.store(true);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "harness/error.h"
+#include "harness/json_util.h"
 
 namespace rdmabench {
 namespace {
@@ -251,7 +252,7 @@ struct Reader {
 
   [[noreturn]] void fail(const std::string& key, const nlohmann::json& v,
                          const std::string& want) const {
-    throw ConfigError(path + "/" + key, v.dump(), want);
+    throw ConfigError(path + "/" + key, brief_json(v), want);
   }
   template <typename T>
   bool get_uint(const char* key, T& out, uint64_t max = UINT64_MAX) const {
@@ -308,12 +309,12 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
       "duration_s", "warmup",   "warmup_s", "tx_depth",  "rx_depth",     "inline_size",
       "signal_every", "cq",     "srq",      "threads",   "qps_per_thread", "cpus",
       "connect",   "verify",    "mtu",      "timeout_s"};
-  if (!j.is_object()) throw ConfigError(path.empty() ? "/" : path, j.dump(), "a JSON object");
+  if (!j.is_object()) throw ConfigError(path.empty() ? "/" : path, brief_json(j), "a JSON object");
   for (const auto& [k, v] : j.items()) {
     if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
       std::string allowed;
       for (const auto& key : kKeys) allowed += (allowed.empty() ? "" : ", ") + key;
-      throw ConfigError(path + "/" + k, v.dump(), "unknown field; known fields: " + allowed);
+      throw ConfigError(path + "/" + k, brief_json(v), "unknown field; known fields: " + allowed);
     }
   }
   Workload w;
@@ -332,7 +333,7 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
     for (size_t i = 0; i < it->size(); ++i) {
       const auto& v = (*it)[i];
       if (!v.is_number_unsigned())
-        throw ConfigError(path + "/sizes/" + std::to_string(i), v.dump(), "a non-negative integer");
+        throw ConfigError(path + "/sizes/" + std::to_string(i), brief_json(v), "a non-negative integer");
       w.sizes.push_back(v.get<uint64_t>());
     }
   }
@@ -355,7 +356,7 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
       const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() <= 4095
                       : v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 4095;
       if (!ok)
-        throw ConfigError(path + "/cpus/" + std::to_string(i), v.dump(), "a CPU number from 0 to 4095");
+        throw ConfigError(path + "/cpus/" + std::to_string(i), brief_json(v), "a CPU number from 0 to 4095");
       w.cpus.push_back(v.get<int>());
     }
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "harness/error.h"
+#include "harness/json_util.h"
 #include "harness/oob_channel.h"
 #include "orchestrator/campaign.h"
 #include "orchestrator/workload_fields.h"
@@ -193,7 +194,7 @@ inline int run_oob(std::span<const uint8_t> input) {
   const bool accepted = expect_only_rdmabench_errors([&] {
     const nlohmann::json msg = decode_payload(input.subspan(kFrameHeaderBytes));
     check(msg.is_object() && msg.contains("type") && msg["type"].is_string(),
-          "decode_payload returned a message without a string type", msg.dump());
+          "decode_payload returned a message without a string type", brief_json(msg));
     if (auto it = msg.find("side"); it != msg.end()) {
       const SideInfo s = side_info_from_json(*it);
       nlohmann::json out = s;
