@@ -19,13 +19,15 @@ h3 { margin-bottom: .3em; }
 table { border-collapse: collapse; margin: .5em 0 1em; font-size: .92em; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
 th { background: #eef3f8; }
+td.time { white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.num small { color: #666; display: block; }
 table.kv th { width: 14em; }
 code { font-size: .9em; background: #f4f4f4; padding: 0 .2em; }
 pre { background: #fbf3f3; border: 1px solid #e0b4b4; padding: .5em; white-space: pre-wrap;
       word-break: break-word; max-height: 20em; overflow: auto; margin: 0; font-size: .85em; }
-figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 1em; }
+figure { margin: 0; } figure img { width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { color: #444; font-size: .9em; }
 .bad { color: #b00020; font-weight: bold; } .ok { color: #007a3d; font-weight: bold; }
 .settings, .points { color: #444; font-size: .88em; margin: .2em 0; }
@@ -80,11 +82,12 @@ void summary(std::string& h, const ReportModel& m) {
 void figures_section(std::string& h, const std::vector<EmbeddedFigure>& figures) {
   if (figures.empty()) return;
   h += "<section id=\"figures\"><h2>Figures</h2>\n<p class=\"settings\">Median of the repetitions, "
-       "error bars from the smallest to the largest (<code>rdmabench plot</code>).</p>\n";
+       "error bars from the smallest to the largest (<code>rdmabench plot</code>).</p>\n"
+       "<div class=\"figures\">\n";
   for (const auto& f : figures)
     h += "<figure id=\"figure-" + esc(f.name) + "\"><img class=\"figure\" alt=\"" + esc(f.title) +
          "\" src=\"" + f.uri + "\"><figcaption>" + esc(f.title) + "</figcaption></figure>\n";
-  h += "</section>\n";
+  h += "</div></section>\n";
 }
 
 void results_section(std::string& h, const ReportModel& m) {
@@ -128,8 +131,8 @@ void failures_section(std::string& h, const ReportModel& m) {
          "<th>workload</th><th>error</th></tr></thead><tbody>\n";
     for (const auto& f : m.failed)
       h += "<tr class=\"failed-point\" data-point=\"" + esc(f.id) + "\"><td><code>" + esc(f.id) +
-           "</code></td><td>" + or_dash(f.host_pair) + "</td><td>" + or_dash(f.time) + "</td><td>" +
-           or_dash(f.workload) + "</td><td><pre>" + esc(f.error) + "</pre></td></tr>\n";
+           "</code></td><td>" + or_dash(f.host_pair) + "</td><td class=\"time\">" + or_dash(f.time) +
+           "</td><td>" + or_dash(f.workload) + "</td><td><pre>" + esc(f.error) + "</pre></td></tr>\n";
     h += "</tbody></table>\n";
   }
   if (!m.skipped.empty()) {

@@ -11,6 +11,7 @@
 #include "harness/error.h"
 #include "report/campaign_folder.h"
 #include "report/data_uri.h"
+#include "report/grouping.h"
 #include "report/html.h"
 #include "report/report.h"
 #include "tests/unit/report_test_util.h"
@@ -117,6 +118,31 @@ TEST(Report, CampaignHasEveryPointEverySizeAndTheFailures) {
     EXPECT_NE(html.find(html_escape(env["rdma_core"].get<std::string>())), std::string::npos);
     EXPECT_NE(html.find(html_escape(env["rdmabench_version"].get<std::string>())), std::string::npos);
   }
+}
+
+TEST(Report, SweepRepetitionsOnDifferentServerPortsAreOneSeries) {
+  // Each point of a sweep starts its server on a free port, so the repetitions' server_address
+  // differ in the port only; the figures must still pool them (series by op alone).
+  std::ostringstream notes;
+  auto runs = load_results({campaign_fixture()}, notes);
+  std::vector<const ResultFile*> bw;
+  std::set<std::string> addresses;
+  for (const auto& f : runs)
+    if (f.run.workload.mode == Mode::kBw) {
+      bw.push_back(&f);
+      addresses.insert(f.run.server_address);
+    }
+  ASSERT_EQ(bw.size(), 4u);
+  ASSERT_EQ(addresses.size(), 4u);  // four ports
+  Grouping g = group_runs(bw, "");
+  EXPECT_EQ(g.fields, std::vector<std::string>{"op"});
+  ASSERT_EQ(g.series.size(), 2u);
+  for (const auto& s : g.series) EXPECT_EQ(s.runs.size(), 2u) << s.label;
+  EXPECT_EQ(server_host("198.18.0.1:18515"), "198.18.0.1");
+  EXPECT_EQ(server_host("[fe80::1]:18515"), "[fe80::1]");
+  EXPECT_EQ(server_host("fe80::1"), "fe80::1");
+  EXPECT_EQ(server_host("host.example"), "host.example");
+  EXPECT_EQ(server_host("host:"), "host:");
 }
 
 TEST(Report, NumbersAreTheMediansOfTheDocuments) {
