@@ -40,6 +40,8 @@ mkdir -p "$T/empty"
 check "report empty folder" 2 "$BIN" report "$T/empty"
 expect_grep "report empty folder names it" "$T/empty" "$T/err"
 check "report foreign file" 2 "$BIN" report "$FIX/results/foreign/devices.json"
+check "report --out a folder" 2 "$BIN" report "$FIX/results/bw" --out "$T"
+expect_grep "report --out a folder says so" "it is a folder" "$T/err"
 check "report pdf" 2 "$BIN" report "$FIX/results/bw" --out "$T/x.html" --format pdf
 check "report without gnuplot" 1 env PATH=/nonexistent "$BIN" report "$FIX/results/bw" --out "$T/y.html"
 expect_grep "report without gnuplot says so" "gnuplot not found in PATH" "$T/err"
