@@ -55,7 +55,6 @@ std::vector<ResultFile> load_side(const std::string& path, const char* name, std
 double parse_percent(const std::string& option, const std::string& text, double lo, double hi) {
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
-  std::string t = text;
   if (text.empty() || *end != '\0' || !(v >= lo && v <= hi))
     throw ConfigError(option, text, "a percentage from " + num(lo) + " to " + num(hi));
   return v;

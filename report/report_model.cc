@@ -113,8 +113,6 @@ std::string raw_workload_label(const nlohmann::json& doc) {
   return s;
 }
 
-Spread spread_or(const std::vector<double>& v) { return spread_of(v); }
-
 }  // namespace
 
 ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
@@ -233,14 +231,14 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
         }
       }
       if (!gbps.empty()) {
-        row.gbps = spread_or(gbps);
-        row.mmsg = spread_or(mmsg);
-        row.cpu_pct = spread_or(cpu);
+        row.gbps = spread_of(gbps);
+        row.mmsg = spread_of(mmsg);
+        row.cpu_pct = spread_of(cpu);
       }
       if (!p50.empty()) {
-        row.p50_us = spread_or(p50);
-        row.p99_us = spread_or(p99);
-        row.p999_us = spread_or(p999);
+        row.p50_us = spread_of(p50);
+        row.p99_us = spread_of(p99);
+        row.p999_us = spread_of(p999);
       }
       t.rows.push_back(std::move(row));
     }
