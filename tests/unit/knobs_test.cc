@@ -15,6 +15,7 @@
 #include "harness/error.h"
 #include "harness/host_memory.h"
 #include "harness/numa.h"
+#include "orchestrator/workload_fields.h"
 #include "workloads/result.h"
 #include "workloads/workload.h"
 #include "workloads/workload_options.h"
@@ -424,6 +425,43 @@ TEST(KnobsOptionsTest, BadTextIsRefusedNamingTheOption) {
   a = {};
   a.numa = "-1";
   EXPECT_EQ(field_of(a), "numa");
+}
+
+TEST(KnobsOptionsTest, CampaignFieldsBecomeClientOptions) {
+  json values = json::object();
+  values["mode"] = canonical_field_value("mode", "lat", "/matrix/mode");
+  values["op"] = canonical_field_value("op", "read", "/matrix/op");
+  values["rate"] = canonical_field_value("rate", 1000, "/matrix/rate");
+  values["max_rd_atomic"] = canonical_field_value("max_rd_atomic", 4, "/matrix/max_rd_atomic");
+  values["numa"] = canonical_field_value("numa", "auto", "/matrix/numa");
+  values["mr"] = canonical_field_value("mr", "shared", "/matrix/mr");
+  values["hugepages"] = canonical_field_value("hugepages", true, "/matrix/hugepages");
+  const std::vector<std::string> opts = client_options(values);
+  auto has = [&](const std::string& a, const std::string& b) {
+    for (size_t i = 0; i + 1 < opts.size(); ++i)
+      if (opts[i] == a && opts[i + 1] == b) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("--rate", "1000"));
+  EXPECT_TRUE(has("--max-rd-atomic", "4"));
+  EXPECT_TRUE(has("--numa", "auto"));
+  EXPECT_TRUE(has("--mr", "shared"));
+  Workload w = build_workload(workload_args(values));
+  EXPECT_DOUBLE_EQ(w.rate, 1000);
+  EXPECT_EQ(w.max_rd_atomic, 4u);
+  EXPECT_EQ(w.numa, Workload::kNumaAuto);
+  EXPECT_TRUE(w.hugepages);
+  json bw = {{"post_list", canonical_field_value("post_list", 16, "/matrix/post_list")},
+             {"sge", canonical_field_value("sge", 2, "/matrix/sge")},
+             {"cq_per_qp", true}};
+  Workload b = build_workload(workload_args(bw));
+  EXPECT_EQ(b.post_list, 16u);
+  EXPECT_EQ(b.sge, 2u);
+  EXPECT_TRUE(b.cq_per_qp);
+  ConfigError e = refusal([] { canonical_field_value("rate", -5, "/matrix/rate"); });
+  EXPECT_EQ(e.field(), "/matrix/rate");
+  EXPECT_EQ(e.allowed().find("seconds"), std::string::npos) << e.allowed();
+  EXPECT_EQ(refusal([] { canonical_field_value("numa", "far", "/matrix/numa"); }).field(), "/matrix/numa");
 }
 
 // ---- host helpers -----------------------------------------------------------------------------
