@@ -223,7 +223,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   r.mmsg_per_s = mmsg_per_s(r.ops, r.seconds);
   r.iterations = w_.duration_s > 0 ? r.ops / w_.total_qps() : plan.iterations;
   for (const auto& c : fab_->workers()) r.send_post_calls += c.post_calls;
-  r.recv_post_calls = res.value("recv_post_calls", uint64_t{0});
+  r.recv_post_calls = res.recv_post_calls;
   if (w_.open_loop()) {
     OpenLoopResult ol;
     ol.rate = w_.rate;
