@@ -28,8 +28,10 @@ struct FakeVerbs {
     wc.opcode = op;
   }
   static int post_send(ibv_qp*, ibv_send_wr* wr, ibv_send_wr**) noexcept {
-    if ((wr->send_flags & IBV_SEND_SIGNALED) != 0) push(wr->wr_id, IBV_WC_SEND);
-    if (echo) push(0, IBV_WC_RECV);
+    for (; wr != nullptr; wr = wr->next) {  // a post list: every chained WR
+      if ((wr->send_flags & IBV_SEND_SIGNALED) != 0) push(wr->wr_id, IBV_WC_SEND);
+      if (echo) push(0, IBV_WC_RECV);
+    }
     return 0;
   }
   static int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**) noexcept { return 0; }
@@ -45,10 +47,12 @@ struct Rig {
   Clock clock = Clock::calibrate();
   WorkerControl control{1};
   WorkerContext ctx;
-  Rig(uint32_t signal_every, bool echo) {
+  Rig(uint32_t signal_every, bool echo, uint32_t post_list = 1) {
     FakeVerbs::head = FakeVerbs::tail = 0;
     FakeVerbs::echo = echo;
     ctx.qps.resize(1);
+    shape_slot(ctx.qps[0], post_list, 1);
+    ctx.post_list = post_list;
     ctx.clock = &clock;
     ctx.control = &control;
     ctx.tx_depth = 128;
@@ -70,6 +74,21 @@ void BM_BwLoopPerOp(benchmark::State& state) {
   state.SetLabel("signal every " + std::to_string(state.range(0)));
 }
 BENCHMARK(BM_BwLoopPerOp)->Arg(1)->Arg(16)->Arg(100);
+
+// Doorbell batching (--post-list): N chained WRs per post call, signaling every 64.
+void BM_BwLoopPostList(benchmark::State& state) {
+  const auto n = static_cast<uint32_t>(state.range(0));
+  Rig rig(64, false, n);
+  constexpr uint64_t kOps = 1 << 16;
+  for (auto _ : state) {
+    BwPhase ph{"bench", true, kOps, 0, false, 0};
+    PhaseStats st = run_bw_phase<Op::kWrite, QpType::kRc, CqMode::kPoll, FakeVerbs>(rig.ctx, ph);
+    benchmark::DoNotOptimize(st);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kOps));
+  state.SetLabel("post list " + std::to_string(n));
+}
+BENCHMARK(BM_BwLoopPostList)->Arg(1)->Arg(8)->Arg(32);
 
 void BM_LatPingPerOp(benchmark::State& state) {
   Rig rig(1, true);

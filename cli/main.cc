@@ -97,6 +97,17 @@ int main(int argc, char** argv) {
   client->add_flag("--verify", wa.verify, "check the payload arrives intact");
   client->add_option("-m,--mtu", wa.mtu, "path MTU (256..4096; default: the ports' active MTU)");
   client->add_option("--timeout", wa.timeout, "seconds without progress before giving up (default 5)");
+  // Engine knobs (README "Engine knobs").
+  client->add_option("-l,--post-list", wa.post_list, "chain N work requests per post call (sends and receive re-posts)");
+  client->add_option("--sge", wa.sge, "split each message over K scatter/gather entries");
+  client->add_option("-o,--max-rd-atomic", wa.max_rd_atomic, "outstanding reads/atomics per QP (RC)");
+  client->add_option("--latency-gap", wa.latency_gap, "microseconds to busy-wait between ping-pong iterations");
+  client->add_option("--rate", wa.rate, "open-loop latency: messages/s per QP on a fixed schedule");
+  client->add_flag("--cq-per-qp", wa.cq_per_qp, "one CQ per QP instead of one per thread");
+  client->add_flag("--hugepages", wa.hugepages, "buffers from huge pages");
+  client->add_option("--align", wa.align, "buffer alignment in bytes, a power of two (default: page)");
+  client->add_option("--mr", wa.mr, "per_qp (one MR per QP, default) or shared (one MR per side)");
+  client->add_option("--numa", wa.numa, "none, auto (the device's node) or N: bind buffers and threads");
   std::optional<std::string> lat_precision;
   client->add_option("--latency-precision", lat_precision,
                      "latency histogram's largest relative error, 0.00001..0.1 (default 0.01)");

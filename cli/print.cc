@@ -86,7 +86,11 @@ void print_size(std::ostream& os, const Workload& w, const SizeResult& r) {
 
 void print_footer(std::ostream& os, const RunResult& r) {
   os << kRule << "\n";
-  if (r.workload.mode == Mode::kLat && !r.results.empty())
+  if (r.workload.mode == Mode::kLat && !r.results.empty() && r.workload.open_loop())
+    os << " open loop at " << r.workload.rate
+       << " msg/s per QP: latency is the round trip from each message's intended send time, clock "
+       << r.clock.source << "\n";
+  else if (r.workload.mode == Mode::kLat && !r.results.empty())
     os << " latency is " << (is_fetch(r.workload.op) ? "the round trip" : "half the round trip")
        << " (as perftest), clock " << r.clock.source << "\n";
 }

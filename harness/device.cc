@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "harness/error.h"
@@ -165,6 +166,28 @@ std::vector<std::string> list_device_names() {
   return names;
 }
 
+namespace {
+
+// The first integer in a file, or `fallback`.
+int read_int_file(const std::string& path, int fallback) {
+  std::ifstream in(path);
+  int v = 0;
+  return in >> v ? v : fallback;
+}
+
+}  // namespace
+
+int device_numa_node(const std::string& name, const std::string& sysfs_root) {
+  const std::string dev = sysfs_root + "/class/infiniband/" + name;
+  int node = read_int_file(dev + "/device/numa_node", -2);
+  if (node != -2) return node < 0 ? -1 : node;
+  std::ifstream parent_file(dev + "/parent");
+  std::string parent;
+  if (!(parent_file >> parent) || parent.find('/') != std::string::npos) return -1;
+  node = read_int_file(sysfs_root + "/class/net/" + parent + "/device/numa_node", -1);
+  return node < 0 ? -1 : node;
+}
+
 DeviceInfo query_device(ibv_context* ctx) {
   DeviceInfo d;
   d.name = ibv_get_device_name(ctx->device);
@@ -182,6 +205,11 @@ DeviceInfo query_device(ibv_context* ctx) {
   d.max_cqe = a.max_cqe;
   d.max_srq_wr = a.max_srq_wr;
   d.max_qp_rd_atom = a.max_qp_rd_atom;
+  d.max_qp_init_rd_atom = a.max_qp_init_rd_atom;
+  d.max_sge_rd = a.max_sge_rd;
+  d.max_srq_sge = a.max_srq_sge;
+  d.max_cq = a.max_cq;
+  d.numa_node = device_numa_node(d.name);
   d.max_mr_size = a.max_mr_size;
   d.atomic_cap = a.atomic_cap == IBV_ATOMIC_NONE  ? "none"
                  : a.atomic_cap == IBV_ATOMIC_HCA ? "hca"
@@ -319,6 +347,11 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
        {"max_inline_data", d.max_inline_data},
        {"max_mr_size", d.max_mr_size},
        {"atomic_cap", d.atomic_cap},
+       {"max_sge_rd", d.max_sge_rd},
+       {"max_srq_sge", d.max_srq_sge},
+       {"max_qp_init_rd_atom", d.max_qp_init_rd_atom},
+       {"max_cq", d.max_cq},
+       {"numa_node", d.numa_node},
        {"ports", d.ports}};
 }
 

@@ -49,6 +49,11 @@ struct DeviceInfo {
   uint32_t max_inline_data = 0;  // probed: the largest inline size a QP can be created with
   uint64_t max_mr_size = 0;
   std::string atomic_cap;        // "none", "hca", "global"
+  int max_sge_rd = 0;
+  int max_srq_sge = 0;
+  int max_qp_init_rd_atom = 0;
+  int max_cq = 0;
+  int numa_node = -1;            // from sysfs; -1 = unknown (no NUMA information)
   std::vector<PortInfo> ports;
 };
 
@@ -81,6 +86,10 @@ class Device {
   ibv_context* ctx_ = nullptr;
   DeviceInfo info_;
 };
+
+// The NUMA node of device `name` from sysfs: /sys/class/infiniband/DEV/device/numa_node, or for a
+// software device (rxe, siw) the one of the netdev named in its `parent` file. -1 when unknown.
+int device_numa_node(const std::string& name, const std::string& sysfs_root = "/sys");
 
 // Query everything about one open context.
 DeviceInfo query_device(ibv_context* ctx);

@@ -46,6 +46,17 @@ const std::vector<Field>& fields() {
       {"verify", "--verify", Kind::kBool},
       {"mtu", "--mtu", Kind::kUint, 256, 4096, true},
       {"timeout_s", "--timeout", Kind::kDouble, 0.1, 3600},
+      // Engine knobs (README "Engine knobs").
+      {"post_list", "--post-list", Kind::kUint, 1, 4096},
+      {"sge", "--sge", Kind::kUint, 1, 1024},
+      {"max_rd_atomic", "--max-rd-atomic", Kind::kUint, 1, 255, true},
+      {"latency_gap_us", "--latency-gap", Kind::kDouble, 0, 1e6, true},
+      {"rate", "--rate", Kind::kDouble, 1, 1e8, true},
+      {"cq_per_qp", "--cq-per-qp", Kind::kBool},
+      {"hugepages", "--hugepages", Kind::kBool},
+      {"align", "--align", Kind::kUint, 1, 1 << 30, true},
+      {"mr", "--mr", Kind::kEnum, 0, 0, false, [](const std::string& s) { parse_mr_mode(s); }},
+      {"numa", "--numa", Kind::kEnum, 0, 0, false, [](const std::string& s) { parse_numa(s, "numa"); }},
   };
   return kFields;
 }
@@ -148,11 +159,14 @@ nlohmann::json canonical_field_value(const std::string& key, const nlohmann::jso
       return n;
     }
     case Kind::kDouble: {
-      if (!v.is_number()) throw ConfigError(path, v.dump(), "a number of seconds " + range_text(*f));
+      const std::string what = key.size() > 2 && key.substr(key.size() - 2) == "_s"
+                                   ? "a number of seconds "
+                                   : "a number ";
+      if (!v.is_number()) throw ConfigError(path, v.dump(), what + range_text(*f));
       const double d = v.get<double>();
       if (f->zero_is_default && d == 0) return 0.0;
       if (!std::isfinite(d) || d < f->lo || d > f->hi)
-        throw ConfigError(path, v.dump(), "a number of seconds " + range_text(*f));
+        throw ConfigError(path, v.dump(), what + range_text(*f));
       return d;
     }
     case Kind::kSizes: {
@@ -255,6 +269,16 @@ WorkloadArgs workload_args(const nlohmann::json& values) {
     else if (o == "--verify") a.verify = true;
     else if (o == "--mtu") a.mtu = next();
     else if (o == "--timeout") a.timeout = next();
+    else if (o == "--post-list") a.post_list = next();
+    else if (o == "--sge") a.sge = next();
+    else if (o == "--max-rd-atomic") a.max_rd_atomic = next();
+    else if (o == "--latency-gap") a.latency_gap = next();
+    else if (o == "--rate") a.rate = next();
+    else if (o == "--cq-per-qp") a.cq_per_qp = true;
+    else if (o == "--hugepages") a.hugepages = true;
+    else if (o == "--align") a.align = next();
+    else if (o == "--mr") a.mr = next();
+    else if (o == "--numa") a.numa = next();
   }
   return a;
 }

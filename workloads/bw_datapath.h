@@ -24,6 +24,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
   constexpr bool kReliable = kQp == QpType::kRc;
   const Clock& clock = *w.clock;
   const size_t nqp = w.qps.size();
+  const uint32_t plist = w.post_list;
   for (QpSlot& q : w.qps) {
     q.posted = 0;
     q.completed = 0;
@@ -47,25 +48,39 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
     if (!time_up) {
       for (size_t i = 0; i < nqp; ++i) {
         QpSlot& q = w.qps[i];
-        while (q.posted < ph.target && q.posted - q.completed < w.tx_depth) {
-          ++q.unsignaled;
-          if (q.unsignaled == w.signal_every || q.posted + 1 == ph.target) {
-            q.wr.send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
-            q.wr.wr_id = i | (uint64_t{q.unsignaled} << 32);
-            q.unsignaled = 0;
-          } else {
-            q.wr.send_flags = w.base_send_flags;
+        // One post call per list of `post_list` chained WRs (the last list of a phase may be
+        // shorter); a list is posted only when the send queue has room for all of it.
+        while (q.posted < ph.target) {
+          const uint64_t left = ph.target - q.posted;
+          const uint32_t n = left < plist ? static_cast<uint32_t>(left) : plist;
+          if (q.posted - q.completed + n > w.tx_depth) break;
+          for (uint32_t k = 0; k < n; ++k) {
+            ibv_send_wr& wr = q.wr[k];
+            ++q.unsignaled;
+            if (q.unsignaled == w.signal_every || q.posted + k + 1 == ph.target) {
+              wr.send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
+              wr.wr_id = i | (uint64_t{q.unsignaled} << 32);
+              q.unsignaled = 0;
+            } else {
+              wr.send_flags = w.base_send_flags;
+            }
           }
+          if (n < plist) [[unlikely]]
+            q.wr[n - 1].next = nullptr;
           ibv_send_wr* bad = nullptr;
-          if (int rc = V::post_send(q.qp, &q.wr, &bad); rc != 0) [[unlikely]]
+          const int rc = V::post_send(q.qp, q.wr, &bad);
+          if (n < plist) [[unlikely]]
+            q.wr[n - 1].next = &q.wr[n];
+          ++w.post_calls;
+          if (rc != 0) [[unlikely]]
             throw_post_error(w, q, rc, false, ph.name);
-          ++q.posted;
+          q.posted += n;
         }
         sq_room |= q.posted < ph.target;
       }
     }
 
-    int n = V::poll_cq(w.cq, kPollBatch, wcs);
+    int n = poll_worker_cq<V>(w, wcs);
     if (n < 0) [[unlikely]]
       throw SysError("ibv_poll_cq", -n, std::string("worker CQ in ") + ph.name);
     if (n > 0) {
@@ -102,7 +117,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
         QpSlot& q = w.qps[i];
         if (q.unsignaled == 0) continue;
         while (q.posted - q.completed >= w.tx_depth) {
-          int m = V::poll_cq(w.cq, kPollBatch, wcs);
+          int m = poll_worker_cq<V>(w, wcs);
           for (int k = 0; k < m; ++k) {
             if (wcs[k].status != IBV_WC_SUCCESS) throw_completion_error(w, wcs[k], ph.name);
             if ((wcs[k].opcode & IBV_WC_RECV) != 0) {
@@ -115,11 +130,17 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
           }
           if (w.control->abort.load(std::memory_order_relaxed)) throw Error("aborted");
         }
-        q.wr.send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
-        q.wr.wr_id = i | (uint64_t{q.unsignaled + 1} << 32);
+        // One signaled WR alone covers the unsignaled ones before it.
+        ibv_send_wr* const next = q.wr[0].next;
+        q.wr[0].next = nullptr;
+        q.wr[0].send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
+        q.wr[0].wr_id = i | (uint64_t{q.unsignaled + 1} << 32);
         q.unsignaled = 0;
         ibv_send_wr* bad = nullptr;
-        if (int rc = V::post_send(q.qp, &q.wr, &bad); rc != 0) throw_post_error(w, q, rc, false, ph.name);
+        const int rc = V::post_send(q.qp, q.wr, &bad);
+        q.wr[0].next = next;
+        ++w.post_calls;
+        if (rc != 0) throw_post_error(w, q, rc, false, ph.name);
         ++q.posted;
       }
     }

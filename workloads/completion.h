@@ -34,13 +34,29 @@ struct VerbsOps {
                                    const char* phase);
 [[noreturn]] void throw_timeout(const WorkerContext& w, const char* phase, const std::string& detail);
 
+// Re-posts the receive a completion consumed; with a post list, once `post_list` of the slot's
+// receives were consumed, as one chained post.
 template <class V = VerbsOps>
 inline void repost_recv(WorkerContext& w, const ibv_wc& wc, const char* phase) {
   QpSlot& q = w.qps[wc.wr_id];
+  if (++q.recv_pending < w.post_list) return;
+  q.recv_pending = 0;
   ibv_recv_wr* bad = nullptr;
-  int rc = q.srq != nullptr ? V::post_srq_recv(q.srq, &q.rwr, &bad) : V::post_recv(q.qp, &q.rwr, &bad);
+  int rc = q.srq != nullptr ? V::post_srq_recv(q.srq, q.rwr, &bad) : V::post_recv(q.qp, q.rwr, &bad);
+  ++w.recv_post_calls;
   if (rc != 0) [[unlikely]]
     throw_post_error(w, q, rc, true, phase);
+}
+
+// Polls the worker's CQ, or with one CQ per QP the next one in turn.
+template <class V = VerbsOps>
+inline int poll_worker_cq(WorkerContext& w, ibv_wc* wcs) noexcept {
+  ibv_cq* cq = w.cq;
+  if (w.cqs.size() > 1) {
+    cq = w.cqs[w.next_cq];
+    if (++w.next_cq == w.cqs.size()) w.next_cq = 0;
+  }
+  return V::poll_cq(cq, kPollBatch, wcs);
 }
 
 // Event mode: arm the CQ, then sleep on the channel up to `slice_ms`. Returns after an event

@@ -4,14 +4,21 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <random>
 
 #include "harness/error.h"
 #include "harness/json_util.h"
+#include "harness/numa.h"
 
 namespace rdmabench {
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 std::string gid_hex(const ibv_gid& g) {
   static const char* kHex = "0123456789abcdef";
@@ -116,6 +123,11 @@ DeviceLimits limits_of(const Device& d, uint32_t port) {
   l.max_srq_wr = i.max_srq_wr;
   l.max_sge = i.max_sge;
   l.max_mr_size = i.max_mr_size;
+  l.max_sge_rd = i.max_sge_rd;
+  l.max_srq_sge = i.max_srq_sge;
+  l.max_qp_rd_atom = i.max_qp_rd_atom;
+  l.max_qp_init_rd_atom = i.max_qp_init_rd_atom;
+  l.max_cq = i.max_cq;
   return l;
 }
 
@@ -141,34 +153,102 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
       rc != 0)
     throw_sys("ibv_query_gid", device_.info().name + " GID index " + std::to_string(gid_index_), rc);
   active_mtu_ = port.active_mtu;
-  max_rd_atomic_ = std::max(1, std::min(device_.info().max_qp_rd_atom, 16));
+  max_rd_atomic_ = w_.max_rd_atomic != 0 ? static_cast<int>(w_.max_rd_atomic)
+                                          : std::max(1, std::min(device_.info().max_qp_rd_atom, 16));
   inline_cap_ = w_.effective_inline(device_.info().max_inline_data);
+  choose_numa();
 
   pd_ = alloc_pd(device_.context());
   region_bytes_ = (std::max<uint64_t>(w_.max_size(), 64) + kUdGrh + 63) / 64 * 64;
   const int access = IBV_ACCESS_LOCAL_WRITE | remote_access();
   const uint32_t qps = w_.qps_per_thread;
-  const uint64_t cqe64 = uint64_t(qps) * (w_.tx_depth + w_.rx_depth) + 16;
-  const int cqe = static_cast<int>(std::min<uint64_t>(cqe64, uint64_t(device_.info().max_cqe)));
+  const int max_cqe = device_.info().max_cqe;
+  const uint64_t per_qp_cqe = uint64_t(w_.tx_depth) + w_.rx_depth + 16;
+  const uint64_t cqe64 = w_.cq_per_qp ? per_qp_cqe : uint64_t(qps) * (w_.tx_depth + w_.rx_depth) + 16;
+  const int cqe = static_cast<int>(std::min<uint64_t>(cqe64, uint64_t(max_cqe)));
   res_.resize(w_.threads);
   for (auto& wr : res_) {
     if (w_.cq == CqMode::kEvent) wr.channel = create_comp_channel(device_.context());
-    wr.cq = create_cq(device_.context(), cqe, wr.channel.get());
+    wr.qps.resize(qps);
+    if (w_.cq_per_qp) {
+      for (auto& q : wr.qps) q.cq = create_cq(device_.context(), cqe, nullptr);
+    } else {
+      wr.cq = create_cq(device_.context(), cqe, wr.channel.get());
+    }
     if (w_.srq) {
       ibv_srq_init_attr sa{};
       sa.attr.max_wr = w_.rx_depth;
-      sa.attr.max_sge = 1;
+      sa.attr.max_sge = w_.sge;
       wr.srq = create_srq(pd_.get(), &sa);
     }
-    wr.qps.resize(qps);
-    for (auto& q : wr.qps) {
-      q.buf = alloc_buffer(2 * region_bytes_);
-      q.mr = reg_mr(pd_.get(), q.buf.get(), 2 * region_bytes_, access);
-    }
   }
+  allocate_buffers(access);
   std::mt19937 rng(std::random_device{}());
   for (auto& wr : res_)
     for (auto& q : wr.qps) q.psn = rng() & 0xffffff;
+}
+
+void Fabric::choose_numa() {
+  const int dev_node = device_.info().numa_node;
+  if (w_.numa == Workload::kNumaAuto) {
+    if (dev_node >= 0) {
+      numa_bind_ = dev_node;
+    } else {
+      numa_note_ = "the device reports no NUMA node (numa_node -1 or absent in sysfs): not bound";
+    }
+  } else if (w_.numa >= 0) {
+    numa_bind_ = w_.numa;
+  }
+  if (numa_bind_ < 0) return;
+  numa_cpus_ = numa_node_cpus(numa_bind_);  // ConfigError when the node does not exist
+  if (numa_cpus_.empty())
+    throw ConfigError("numa", numa_text(w_.numa),
+                      "a NUMA node with CPUs (node " + std::to_string(numa_bind_) + " has none)");
+  affinity_ = cpu_set_of(numa_cpus_);
+}
+
+void Fabric::allocate_buffers(int access) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t a = w_.align;  // 0 = page-aligned
+  lead_ = a != 0 && a < page ? a : 0;
+  const uint64_t gran = a == 0 ? 64 : std::max<uint64_t>(64, a < page ? 2 * a : a);
+  stride_ = (region_bytes_ + gran - 1) / gran * gran;
+  const uint64_t slab = 2 * stride_;
+  const uint64_t map_align = std::max<uint64_t>(a, page);
+  if (w_.hugepages) {
+    const HugePageInfo hp = huge_page_info();
+    huge_page_bytes_ = hp.page_bytes;
+    const uint64_t nqp = w_.total_qps();
+    uint64_t needed = 0;
+    if (hp.page_bytes > 0)
+      needed = w_.mr == MrMode::kShared
+                   ? mapping_bytes(lead_ + nqp * slab, map_align, hp.page_bytes) / hp.page_bytes
+                   : nqp * (mapping_bytes(lead_ + slab, map_align, hp.page_bytes) / hp.page_bytes);
+    if (hp.page_bytes == 0 || needed > hp.free)
+      throw ConfigError("hugepages", "true", huge_pages_advice(needed, hp));
+  }
+  if (w_.mr == MrMode::kShared) {
+    const uint64_t bytes = uint64_t(w_.total_qps()) * slab;
+    shared_mem_ = HostMemory::map(lead_ + bytes, map_align, huge_page_bytes_, numa_bind_);
+    mapped_bytes_ = shared_mem_.mapped_bytes();
+    std::byte* base = shared_mem_.data() + lead_;
+    shared_mr_ = reg_mr(pd_.get(), base, bytes, access);
+    uint64_t i = 0;
+    for (auto& wr : res_)
+      for (auto& q : wr.qps) {
+        q.buf = base + (i++) * slab;
+        q.mr = shared_mr_.get();
+      }
+    return;
+  }
+  for (auto& wr : res_)
+    for (auto& q : wr.qps) {
+      q.mem = HostMemory::map(lead_ + slab, map_align, huge_page_bytes_, numa_bind_);
+      mapped_bytes_ += q.mem.mapped_bytes();
+      q.buf = q.mem.data() + lead_;
+      q.mr_owned = reg_mr(pd_.get(), q.buf, slab, access);
+      q.mr = q.mr_owned.get();
+    }
 }
 
 Fabric::~Fabric() = default;
@@ -195,16 +275,16 @@ nlohmann::json Fabric::describe() const {
   return j;
 }
 
-ibv_qp_init_attr Fabric::qp_init_attr(const WorkerRes& wr) const {
+ibv_qp_init_attr Fabric::qp_init_attr(const WorkerRes& wr, const QpRes& q) const {
   ibv_qp_init_attr a{};
-  a.send_cq = wr.cq.get();
-  a.recv_cq = wr.cq.get();
+  a.send_cq = q.cq ? q.cq.get() : wr.cq.get();
+  a.recv_cq = a.send_cq;
   a.srq = wr.srq.get();
   a.qp_type = qp_type_of(w_.qp);
   a.cap.max_send_wr = w_.tx_depth;
   a.cap.max_recv_wr = wr.srq ? 0 : w_.rx_depth;
-  a.cap.max_send_sge = 1;
-  a.cap.max_recv_sge = 1;
+  a.cap.max_send_sge = w_.sge;
+  a.cap.max_recv_sge = w_.sge;
   a.cap.max_inline_data = inline_cap_;
   a.sq_sig_all = 0;
   return a;
@@ -217,7 +297,8 @@ Fabric::QpRes& Fabric::qp_at(size_t flat) {
 void Fabric::create_qps() {
   for (auto& wr : res_) {
     for (auto& q : wr.qps) {
-      ibv_qp_init_attr a = qp_init_attr(wr);
+      const auto t0 = std::chrono::steady_clock::now();
+      ibv_qp_init_attr a = qp_init_attr(wr, q);
       q.qp_owned = create_qp(pd_.get(), &a);
       q.qp = q.qp_owned.get();
       ibv_qp_attr attr{};
@@ -233,6 +314,7 @@ void Fabric::create_qps() {
         mask |= IBV_QP_ACCESS_FLAGS;
       }
       modify_qp(q.qp, &attr, mask, "INIT");
+      q.setup_s += seconds_since(t0);
     }
   }
   build_slots();
@@ -247,7 +329,7 @@ SideInfo Fabric::local_side() const {
   for (const auto& wr : res_)
     for (const auto& q : wr.qps)
       s.qps.push_back({q.qp != nullptr ? q.qp->qp_num : 0, q.psn,
-                       reinterpret_cast<uint64_t>(q.buf.get()), q.mr->rkey, region_bytes_});
+                       reinterpret_cast<uint64_t>(q.buf), q.mr->rkey, region_bytes_});
   return s;
 }
 
@@ -290,6 +372,12 @@ void Fabric::connect_qps(const SideInfo& remote) {
   for (size_t i = 0; i < remote.qps.size(); ++i) {
     QpRes& q = qp_at(i);
     const QpInfo& r = q.remote;
+    const auto t0 = std::chrono::steady_clock::now();
+    struct AddTime {  // this QP's connect time, however the iteration ends
+      QpRes& q;
+      std::chrono::steady_clock::time_point t0;
+      ~AddTime() { q.setup_s += seconds_since(t0); }
+    } add_time{q, t0};
     ibv_qp_attr a{};
     if (w_.qp == QpType::kUd) {
       a.qp_state = IBV_QPS_RTR;
@@ -343,6 +431,7 @@ void Fabric::cm_connect(const std::string& server_addr, uint16_t cm_port,
   uint32_t flat = 0;
   for (auto& wr : res_) {
     for (auto& q : wr.qps) {
+      const auto t0 = std::chrono::steady_clock::now();
       q.cm_id = create_cm_id(cm_channel_.get());
       if (rdma_resolve_addr(q.cm_id.get(), nullptr, res->ai_addr, static_cast<int>(timeout.count())) != 0)
         throw_sys("rdma_resolve_addr", where);
@@ -354,7 +443,7 @@ void Fabric::cm_connect(const std::string& server_addr, uint16_t cm_port,
       if (rdma_resolve_route(q.cm_id.get(), static_cast<int>(timeout.count())) != 0)
         throw_sys("rdma_resolve_route", where);
       cm_expect(cm_channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, timeout, "route resolution to " + where);
-      ibv_qp_init_attr a = qp_init_attr(wr);
+      ibv_qp_init_attr a = qp_init_attr(wr, q);
       if (rdma_create_qp(q.cm_id.get(), pd_.get(), &a) != 0) throw_sys("rdma_create_qp", where);
       q.qp = q.cm_id->qp;
       q.psn = q.qp->qp_num;  // informational; rdma_cm picks the PSNs
@@ -368,6 +457,7 @@ void Fabric::cm_connect(const std::string& server_addr, uint16_t cm_port,
       if (rdma_connect(q.cm_id.get(), &cp) != 0) throw_sys("rdma_connect", where);
       cm_expect(cm_channel_.get(), RDMA_CM_EVENT_ESTABLISHED, timeout,
                 "connection of QP " + std::to_string(flat) + " to " + where);
+      q.setup_s += seconds_since(t0);
       ++flat;
     }
   }
@@ -412,7 +502,8 @@ void Fabric::cm_accept_all(std::chrono::milliseconds timeout) {
                         std::string("the device the client's connection arrived on (") +
                             ibv_get_device_name(id->verbs->device) + ")");
     QpRes& q = qp_at(flat);
-    ibv_qp_init_attr a = qp_init_attr(res_[flat / w_.qps_per_thread]);
+    const auto t0 = std::chrono::steady_clock::now();
+    ibv_qp_init_attr a = qp_init_attr(res_[flat / w_.qps_per_thread], q);
     if (rdma_create_qp(id.get(), pd_.get(), &a) != 0) throw_sys("rdma_create_qp", "accepted connection");
     q.qp = id->qp;
     q.psn = q.qp->qp_num;
@@ -423,6 +514,7 @@ void Fabric::cm_accept_all(std::chrono::milliseconds timeout) {
     cp.rnr_retry_count = 7;
     q.cm_id = std::move(id);
     if (rdma_accept(q.cm_id.get(), &cp) != 0) throw_sys("rdma_accept", "QP " + std::to_string(flat));
+    q.setup_s += seconds_since(t0);
   }
   cm_listener_.reset();
   build_slots();
@@ -436,17 +528,23 @@ void Fabric::post_initial_receives() {
     if (res_[wi].srq) {
       for (uint32_t k = 0; k < w_.rx_depth; ++k) {
         QpSlot& s = c.qps[k % c.qps.size()];
+        ibv_recv_wr* const next = s.rwr->next;  // one at a time (a list of one)
+        s.rwr->next = nullptr;
         ibv_recv_wr* bad = nullptr;
-        if (int rc = ibv_post_srq_recv(s.srq, &s.rwr, &bad); rc != 0)
-          throw SysError("ibv_post_srq_recv", rc, "SRQ of worker " + std::to_string(wi));
+        int rc = ibv_post_srq_recv(s.srq, s.rwr, &bad);
+        s.rwr->next = next;
+        if (rc != 0) throw SysError("ibv_post_srq_recv", rc, "SRQ of worker " + std::to_string(wi));
       }
       continue;
     }
     for (QpSlot& s : c.qps)
       for (uint32_t k = 0; k < w_.rx_depth; ++k) {
+        ibv_recv_wr* const next = s.rwr->next;
+        s.rwr->next = nullptr;
         ibv_recv_wr* bad = nullptr;
-        if (int rc = ibv_post_recv(s.qp, &s.rwr, &bad); rc != 0)
-          throw SysError("ibv_post_recv", rc, "QP " + std::to_string(s.qp->qp_num));
+        int rc = ibv_post_recv(s.qp, s.rwr, &bad);
+        s.rwr->next = next;
+        if (rc != 0) throw SysError("ibv_post_recv", rc, "QP " + std::to_string(s.qp->qp_num));
       }
   }
 }
@@ -456,10 +554,19 @@ void Fabric::build_slots() {
   for (uint32_t wi = 0; wi < res_.size(); ++wi) {
     WorkerContext& c = ctx_[wi];
     c.index = wi;
-    c.cq = res_[wi].cq.get();
+    c.cqs.clear();
+    if (w_.cq_per_qp) {
+      for (const auto& q : res_[wi].qps) c.cqs.push_back(q.cq.get());
+    } else {
+      c.cqs.push_back(res_[wi].cq.get());
+    }
+    c.cq = c.cqs.front();
+    c.next_cq = 0;
     c.channel = res_[wi].channel.get();
     c.tx_depth = w_.tx_depth;
     c.signal_every = w_.effective_signal_every();
+    c.post_list = w_.post_list;
+    c.affinity = numa_bind_ >= 0 ? &affinity_ : nullptr;
     c.qps.resize(res_[wi].qps.size());
     for (uint32_t qi = 0; qi < res_[wi].qps.size(); ++qi) fill_wr(wi, qi);
   }
@@ -468,71 +575,73 @@ void Fabric::build_slots() {
 void Fabric::fill_wr(uint32_t wi, uint32_t qi) {
   QpRes& r = res_[wi].qps[qi];
   QpSlot& s = ctx_[wi].qps[qi];
-  auto* rx = r.buf.get();
-  auto* tx = r.buf.get() + region_bytes_;
+  std::byte* rx = r.buf;
+  std::byte* tx = r.buf + stride_;
+  const uint32_t k_sge = w_.sge;
   s.qp = r.qp;
   s.srq = res_[wi].srq.get();
-  s.sge = {};
-  s.wr = {};
-  s.wr.sg_list = &s.sge;
-  s.wr.num_sge = 1;
-  s.wr.opcode = opcode_of(w_.op);
-  s.sge.lkey = r.mr->lkey;
-  if (is_fetch(w_.op)) {
-    s.sge.addr = reinterpret_cast<uint64_t>(rx);
-    s.sge.length = is_atomic(w_.op) ? 8 : static_cast<uint32_t>(size_);
-  } else {
-    s.sge.addr = reinterpret_cast<uint64_t>(tx);
-    s.sge.length = static_cast<uint32_t>(size_);
+  s.cq = r.cq ? r.cq.get() : res_[wi].cq.get();
+  shape_slot(s, w_.post_list, k_sge);
+  // The message, split into k_sge contiguous pieces: sends gather from tx, reads scatter to rx.
+  std::byte* local = is_fetch(w_.op) ? rx : tx;
+  const uint64_t len = is_atomic(w_.op) ? 8 : size_;
+  for (uint32_t k = 0; k < k_sge; ++k)
+    s.sges[k] = {reinterpret_cast<uint64_t>(local + sge_piece_offset(len, k_sge, k)),
+                 static_cast<uint32_t>(sge_piece_length(len, k_sge, k)), r.mr->lkey};
+  for (ibv_send_wr& wr : s.wrs) {
+    wr.opcode = opcode_of(w_.op);
+    if (size_ == 0) wr.num_sge = 0;
+    switch (w_.op) {
+      case Op::kWrite:
+      case Op::kWriteImm:
+      case Op::kRead:
+        wr.wr.rdma.remote_addr = r.remote.addr;
+        wr.wr.rdma.rkey = r.remote.rkey;
+        break;
+      case Op::kFetchAdd:
+        wr.wr.atomic.remote_addr = r.remote.addr;
+        wr.wr.atomic.rkey = r.remote.rkey;
+        wr.wr.atomic.compare_add = 1;
+        break;
+      case Op::kCmpSwap:
+        wr.wr.atomic.remote_addr = r.remote.addr;
+        wr.wr.atomic.rkey = r.remote.rkey;
+        wr.wr.atomic.compare_add = kCasPattern;
+        wr.wr.atomic.swap = kCasPattern;
+        break;
+      default: break;
+    }
+    if (w_.op == Op::kSendImm || w_.op == Op::kWriteImm) wr.imm_data = htonl(0x5eed0000U | qi);
+    if (w_.qp == QpType::kUd && r.ah) {
+      wr.wr.ud.ah = r.ah.get();
+      wr.wr.ud.remote_qpn = r.remote.qpn;
+      wr.wr.ud.remote_qkey = kUdQkey;
+    }
   }
-  if (size_ == 0) s.wr.num_sge = 0;
-  switch (w_.op) {
-    case Op::kWrite:
-    case Op::kWriteImm:
-    case Op::kRead:
-      s.wr.wr.rdma.remote_addr = r.remote.addr;
-      s.wr.wr.rdma.rkey = r.remote.rkey;
-      break;
-    case Op::kFetchAdd:
-      s.wr.wr.atomic.remote_addr = r.remote.addr;
-      s.wr.wr.atomic.rkey = r.remote.rkey;
-      s.wr.wr.atomic.compare_add = 1;
-      break;
-    case Op::kCmpSwap:
-      s.wr.wr.atomic.remote_addr = r.remote.addr;
-      s.wr.wr.atomic.rkey = r.remote.rkey;
-      s.wr.wr.atomic.compare_add = kCasPattern;
-      s.wr.wr.atomic.swap = kCasPattern;
-      break;
-    default: break;
+  // Receives scatter into the rx region in the sender's pieces (UD: the GRH in front of the
+  // first); the last piece runs to the end of the region.
+  const uint64_t grh = w_.qp == QpType::kUd ? kUdGrh : 0;
+  const uint64_t rlen = std::max<uint64_t>(size_, k_sge);
+  for (uint32_t k = 0; k < k_sge; ++k) {
+    const uint64_t from = k == 0 ? 0 : grh + sge_piece_offset(rlen, k_sge, k);
+    const uint64_t to = k + 1 < k_sge ? grh + sge_piece_offset(rlen, k_sge, k + 1) : region_bytes_;
+    s.rsges[k] = {reinterpret_cast<uint64_t>(rx + from), static_cast<uint32_t>(to - from), r.mr->lkey};
   }
-  if (w_.op == Op::kSendImm || w_.op == Op::kWriteImm) s.wr.imm_data = htonl(0x5eed0000U | qi);
-  if (w_.qp == QpType::kUd && r.ah) {
-    s.wr.wr.ud.ah = r.ah.get();
-    s.wr.wr.ud.remote_qpn = r.remote.qpn;
-    s.wr.wr.ud.remote_qkey = kUdQkey;
-  }
-  s.rsge = {};
-  s.rsge.addr = reinterpret_cast<uint64_t>(rx);
-  s.rsge.length = static_cast<uint32_t>(region_bytes_);
-  s.rsge.lkey = r.mr->lkey;
-  s.rwr = {};
-  s.rwr.wr_id = qi;
-  s.rwr.sg_list = &s.rsge;
-  s.rwr.num_sge = 1;
+  for (ibv_recv_wr& rwr : s.rwrs) rwr.wr_id = qi;
   uint64_t last = size_ == 0 ? 0 : size_ - 1;
   s.rx_last = reinterpret_cast<volatile uint8_t*>(rx + last);
   s.tx_last = reinterpret_cast<uint8_t*>(tx + last);
   s.posted = s.completed = 0;
   s.unsignaled = 0;
+  s.recv_pending = 0;
 }
 
 void Fabric::prepare_size(uint64_t size, bool fill_patterns) {
   size_ = size;
   for (auto& wr : res_)
     for (auto& q : wr.qps) {
-      std::byte* rx = q.buf.get();
-      std::byte* tx = q.buf.get() + region_bytes_;
+      std::byte* rx = q.buf;
+      std::byte* tx = q.buf + stride_;
       std::memset(rx, 0, region_bytes_);
       if (fill_patterns || true) {
         for (uint64_t j = 0; j < size; ++j) tx[j] = std::byte{pattern_byte(j, size)};
@@ -547,6 +656,8 @@ void Fabric::prepare_size(uint64_t size, bool fill_patterns) {
     c.base_send_flags = (size <= inline_cap_ && size > 0 && !is_fetch(w_.op)) ? IBV_SEND_INLINE : 0;
     c.received = 0;
     c.received_bytes = 0;
+    c.post_calls = 0;
+    c.recv_post_calls = 0;
   }
 }
 
@@ -555,7 +666,7 @@ std::string Fabric::verify_rx(uint64_t size, bool skip_last) const {
   uint64_t n = skip_last && size > 0 ? size - 1 : size;
   for (size_t wi = 0; wi < res_.size(); ++wi)
     for (size_t qi = 0; qi < res_[wi].qps.size(); ++qi) {
-      const std::byte* rx = res_[wi].qps[qi].buf.get() + off;
+      const std::byte* rx = res_[wi].qps[qi].buf + off;
       for (uint64_t j = 0; j < n; ++j)
         if (rx[j] != std::byte{pattern_byte(j, size)})
           return "byte " + std::to_string(j) + " of the " + std::to_string(size) +
@@ -571,7 +682,7 @@ std::vector<uint64_t> Fabric::rx_words() const {
   for (const auto& wr : res_)
     for (const auto& q : wr.qps) {
       uint64_t v = 0;
-      std::memcpy(&v, q.buf.get(), 8);
+      std::memcpy(&v, q.buf, 8);
       out.push_back(v);
     }
   return out;
@@ -579,7 +690,7 @@ std::vector<uint64_t> Fabric::rx_words() const {
 
 void Fabric::set_rx_words(uint64_t v) {
   for (auto& wr : res_)
-    for (auto& q : wr.qps) std::memcpy(q.buf.get(), &v, 8);
+    for (auto& q : wr.qps) std::memcpy(q.buf, &v, 8);
 }
 
 void Fabric::bind_control(WorkerControl* control, const Clock* clock, double timeout_s) {
@@ -588,7 +699,70 @@ void Fabric::bind_control(WorkerControl* control, const Clock* clock, double tim
     c.clock = clock;
     c.timeout_ticks = static_cast<uint64_t>(timeout_s * 1e9 / clock->ns_per_tick());
     c.drain_ticks = static_cast<uint64_t>(0.2e9 / clock->ns_per_tick());
+    c.gap_ticks = static_cast<uint64_t>(w_.latency_gap_us * 1e3 / clock->ns_per_tick());
+    c.period_ticks = w_.rate > 0 ? std::max<uint64_t>(1, static_cast<uint64_t>(1e9 / w_.rate / clock->ns_per_tick())) : 0;
+    c.late_ticks = c.period_ticks / 2;  // late: more than half an interval behind schedule
   }
+}
+
+nlohmann::json Fabric::setup_info(double setup_seconds) const {
+  const uint32_t nqp = w_.total_qps();
+  double max_qp = 0;
+  double sum_qp = 0;
+  size_t cqs = 0;
+  for (const auto& wr : res_) {
+    cqs += wr.cq ? 1 : 0;
+    for (const auto& q : wr.qps) {
+      max_qp = std::max(max_qp, q.setup_s);
+      sum_qp += q.setup_s;
+      cqs += q.cq ? 1 : 0;
+    }
+  }
+  nlohmann::json j;
+  j["qps"] = nqp;
+  j["cqs"] = cqs;
+  j["mrs"] = w_.mr == MrMode::kShared ? 1 : nqp;
+  j["seconds"] = setup_seconds;
+  j["per_qp_ms"] = nqp > 0 ? setup_seconds * 1e3 / nqp : 0.0;
+  j["qp_verbs_ms"] = {{"mean", nqp > 0 ? sum_qp * 1e3 / nqp : 0.0}, {"max", max_qp * 1e3}};
+  nlohmann::json attr = nullptr;
+  if (!res_.empty() && !res_[0].qps.empty() && res_[0].qps[0].qp != nullptr) {
+    ibv_qp_attr a{};
+    ibv_qp_init_attr init{};
+    const int mask = IBV_QP_STATE | IBV_QP_CAP | IBV_QP_PATH_MTU | IBV_QP_MAX_QP_RD_ATOMIC |
+                     IBV_QP_MAX_DEST_RD_ATOMIC;
+    if (ibv_query_qp(res_[0].qps[0].qp, &a, mask, &init) == 0) {
+      attr = {{"max_send_wr", init.cap.max_send_wr},
+              {"max_recv_wr", init.cap.max_recv_wr},
+              {"max_send_sge", init.cap.max_send_sge},
+              {"max_recv_sge", init.cap.max_recv_sge},
+              {"max_inline_data", init.cap.max_inline_data},
+              {"max_rd_atomic", a.max_rd_atomic},
+              {"max_dest_rd_atomic", a.max_dest_rd_atomic},
+              {"path_mtu", w_.qp == QpType::kUd ? 0 : mtu_bytes(a.path_mtu)}};
+    }
+  }
+  j["qp_attr"] = attr;
+  const std::byte* first = res_.empty() || res_[0].qps.empty() ? nullptr : res_[0].qps[0].buf;
+  uint64_t addr_align = 0;
+  if (first != nullptr) {
+    const uint64_t v = reinterpret_cast<uint64_t>(first);
+    addr_align = std::min<uint64_t>(v & (~v + 1), 1ULL << 30);
+  }
+  j["memory"] = {{"mr", to_string(w_.mr)},
+                 {"hugepages", w_.hugepages},
+                 {"huge_page_bytes", huge_page_bytes_},
+                 {"align", w_.align},
+                 {"buffer_address_alignment", addr_align},
+                 {"region_stride", stride_},
+                 {"mapped_bytes", mapped_bytes_}};
+  j["numa"] = {{"requested", numa_text(w_.numa)},
+               {"device_node", device_.info().numa_node},
+               {"node", numa_bind_},
+               {"cpus", numa_cpus_},
+               {"buffer_node", first != nullptr ? node_of_address(first) : -1},
+               {"note", numa_note_}};
+  return j;
 }
 
 }  // namespace rdmabench

@@ -4,8 +4,11 @@
 // zeroed, registered buffer. Built once per session (setup path); the datapath reads the
 // WorkerContexts it prepares.
 //
-// Buffer layout per QP: [rx region | tx region], each `region_bytes` long. Remote operations
-// target the peer's rx region; sends come from tx; reads and atomic results land in rx.
+// Buffer layout per QP: [rx region | tx region], each `region_bytes` long, `stride` apart. Remote
+// operations target the peer's rx region; sends come from tx; reads and atomic results land in
+// rx. Buffers are one mapping and MR per QP, or one shared by all QPs (--mr shared), from huge
+// pages on request, bound to a NUMA node on request, each region starting at the requested
+// alignment (--align: for A below the page size, exactly A past an aligned boundary).
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -15,6 +18,7 @@
 #include "harness/clock.h"
 #include "harness/cm.h"
 #include "harness/device.h"
+#include "harness/host_memory.h"
 #include "harness/verbs.h"
 #include "workloads/worker_context.h"
 #include "workloads/workload.h"
@@ -90,10 +94,19 @@ class Fabric {
   std::vector<WorkerContext>& workers() noexcept { return ctx_; }
   void bind_control(WorkerControl* control, const Clock* clock, double timeout_s);
 
+  // What setup built and how long it took (after the QPs are connected): QP, CQ and MR counts,
+  // `setup_seconds` per QP and the slowest QP's own create/connect time, the first QP's
+  // attributes as ibv_query_qp reports them, memory placement and NUMA binding.
+  nlohmann::json setup_info(double setup_seconds) const;
+
  private:
   struct QpRes {
-    BufferPtr buf;
-    MrPtr mr;
+    std::byte* buf = nullptr;  // rx region; tx region at buf + stride_
+    HostMemory mem;            // per-QP buffers
+    MrPtr mr_owned;            // per-QP MR
+    ibv_mr* mr = nullptr;      // the MR covering buf (own or shared)
+    CqPtr cq;                  // --cq-per-qp
+    double setup_s = 0;        // this QP's own create + connect time
     CmIdPtr cm_id;   // rdma_cm: owns the QP
     QpPtr qp_owned;  // TCP exchange: owns the QP
     ibv_qp* qp = nullptr;
@@ -108,7 +121,9 @@ class Fabric {
     std::vector<QpRes> qps;
   };
 
-  ibv_qp_init_attr qp_init_attr(const WorkerRes& wr) const;
+  ibv_qp_init_attr qp_init_attr(const WorkerRes& wr, const QpRes& q) const;
+  void allocate_buffers(int access);
+  void choose_numa();
   int remote_access() const noexcept;
   void build_slots();
   void fill_wr(uint32_t worker, uint32_t qp);
@@ -130,8 +145,18 @@ class Fabric {
   int peer_rd_atomic_ = 1;
   uint32_t inline_cap_ = 0;
   uint64_t region_bytes_ = 0;
+  uint64_t stride_ = 0;          // rx -> tx region distance (region_bytes_ rounded for --align)
+  uint64_t lead_ = 0;            // offset of the first region in its mapping (--align < page)
+  uint64_t huge_page_bytes_ = 0;
+  uint64_t mapped_bytes_ = 0;
+  int numa_bind_ = -1;           // node the buffers and workers are bound to, -1 = none
+  std::string numa_note_;
+  std::vector<int> numa_cpus_;
+  cpu_set_t affinity_{};
   uint64_t size_ = 0;
   PdPtr pd_;
+  HostMemory shared_mem_;        // --mr shared
+  MrPtr shared_mr_;
   std::vector<WorkerRes> res_;
   std::vector<WorkerContext> ctx_;
 };

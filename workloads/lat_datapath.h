@@ -5,6 +5,11 @@
 //  - write: arrival is the last byte of the receive region changing to the iteration's marker
 //    (the perftest write_lat method); the send completion is only reaped.
 //  - read and atomics: the round trip is the requester's own completion; there is no pong.
+// Closed loop (default): one message in flight, optionally `gap_ticks` of busy-waiting between
+// iterations. Open loop (`period_ticks` > 0, run_lat_open): the client posts on a fixed
+// schedule whatever the replies do, and records each reply's time from its *intended* send
+// time, so queueing behind a slow responder shows in the histogram (coordinated omission
+// corrected, as HdrHistogram's corrected recording does).
 #include <infiniband/verbs.h>
 
 #include "workloads/completion.h"
@@ -27,7 +32,7 @@ template <Op kOp, CqMode kCq, class V>
 inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_recv,
                     bool& got_own) {
   ibv_wc wcs[kPollBatch];
-  int n = V::poll_cq(w.cq, kPollBatch, wcs);
+  int n = poll_worker_cq<V>(w, wcs);
   if (n < 0) [[unlikely]]
     throw SysError("ibv_poll_cq", -n, std::string("worker CQ in ") + phase);
   for (int k = 0; k < n; ++k) {
@@ -52,14 +57,16 @@ inline void post_one(WorkerContext& w, QpSlot& q, const char* phase) {
   // Keep the send queue from overflowing with unsignaled work.
   ++q.unsignaled;
   if (q.unsignaled == w.signal_every || is_fetch(kOp)) {
-    q.wr.send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
-    q.wr.wr_id = uint64_t{q.unsignaled} << 32;
+    q.wr->send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
+    q.wr->wr_id = uint64_t{q.unsignaled} << 32;
     q.unsignaled = 0;
   } else {
-    q.wr.send_flags = w.base_send_flags;
+    q.wr->send_flags = w.base_send_flags;
   }
   ibv_send_wr* bad = nullptr;
-  if (int rc = V::post_send(q.qp, &q.wr, &bad); rc != 0) [[unlikely]]
+  const int rc = V::post_send(q.qp, q.wr, &bad);  // latency mode: a list of one
+  ++w.post_calls;
+  if (rc != 0) [[unlikely]]
     throw_post_error(w, q, rc, false, phase);
   ++q.posted;
 }
@@ -147,16 +154,21 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
   st.t_start = clock.now();
   uint8_t marker = ph.marker;
   uint64_t i = 0;
+  uint64_t next_start = 0;  // --latency-gap: earliest start of the next iteration
   for (; i < ph.count; ++i) {
     detail::make_room<kOp, kCq, V>(w, q, ph.name);
     if constexpr (kOp == Op::kWrite) {
       marker = static_cast<uint8_t>(marker == 255 ? 1 : marker + 1);
       *q.tx_last = marker;
     }
+    if (w.gap_ticks != 0)
+      while (clock.now() < next_start) {
+      }
     uint64_t t0 = clock.now();
     detail::post_one<kOp, kCq, V>(w, q, ph.name);
     detail::wait_arrival<kOp, kCq, V>(w, q, marker, ph.name, false);
     uint64_t t1 = clock.now();
+    next_start = t1 + w.gap_ticks;
     if (ph.hist != nullptr) ph.hist->record(t1 - t0);
     if (ph.deadline != 0 && t1 >= ph.deadline) {
       ++i;
@@ -181,13 +193,27 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
   st.t_start = w.clock->now();
   uint8_t marker = ph.marker;
   uint64_t i = 0;
-  for (; i < ph.count; ++i) {
-    uint8_t expect = static_cast<uint8_t>(marker == 255 ? 1 : marker + 1);
-    if (!detail::wait_arrival<kOp, kCq, V>(w, q, expect, ph.name, true)) break;
-    marker = expect;
-    detail::make_room<kOp, kCq, V>(w, q, ph.name);
-    if constexpr (kOp == Op::kWrite) *q.tx_last = marker;
-    detail::post_one<kOp, kCq, V>(w, q, ph.name);
+  if constexpr (kOp == Op::kWrite) {
+    for (; i < ph.count; ++i) {
+      uint8_t expect = static_cast<uint8_t>(marker == 255 ? 1 : marker + 1);
+      if (!detail::wait_arrival<kOp, kCq, V>(w, q, expect, ph.name, true)) break;
+      marker = expect;
+      detail::make_room<kOp, kCq, V>(w, q, ph.name);
+      *q.tx_last = marker;
+      detail::post_one<kOp, kCq, V>(w, q, ph.name);
+    }
+  } else {
+    // One reply per message received; several may be waiting (open-loop clients).
+    const uint64_t base = w.received;
+    while (i < ph.count) {
+      if (w.received - base > i) {
+        detail::make_room<kOp, kCq, V>(w, q, ph.name);
+        detail::post_one<kOp, kCq, V>(w, q, ph.name);
+        ++i;
+        continue;
+      }
+      if (!detail::wait_arrival<kOp, kCq, V>(w, q, 0, ph.name, true)) break;
+    }
   }
   st.t_end = w.clock->now();
   st.ops = i;
@@ -195,6 +221,84 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
   ph.marker = marker;
   st.posted = q.posted;
   if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
+  return st;
+}
+
+// Client side, open loop: message k is due at t_start + k * period_ticks and is posted then (or
+// as soon as the send queue has room: it is then late); its reply is recorded from that intended
+// time. Stops posting after `count` messages or at the deadline, then waits for the replies.
+// RC only, and not for write (validate() refuses both).
+template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
+PhaseStats run_lat_open(WorkerContext& w, LatPhase& ph) {
+  (void)kQp;
+  QpSlot& q = w.qps[0];
+  const Clock& clock = *w.clock;
+  const uint64_t period = w.period_ticks;
+  PhaseStats st;
+  const uint64_t t0 = clock.now();
+  st.t_start = t0;
+  uint64_t sent = 0;
+  uint64_t done = 0;
+  uint64_t due = t0;  // intended time of message `sent`
+  uint64_t last_progress = t0;
+  bool sending = ph.count > 0;
+  ibv_wc wcs[kPollBatch];
+  for (uint32_t spin = 0;; ++spin) {
+    uint64_t now = clock.now();
+    if (sending && now >= due) {
+      if (ph.deadline != 0 && now >= ph.deadline) {
+        sending = false;
+      } else if (q.posted - q.completed < w.tx_depth) {
+        const uint64_t lag = now - due;
+        if (lag > w.late_ticks) ++st.late;
+        if (lag > st.max_lag) st.max_lag = lag;
+        if (sent == 0) st.first_post = now;
+        st.last_post = now;
+        detail::post_one<kOp, kCq, V>(w, q, ph.name);
+        ++sent;
+        due += period;
+        last_progress = now;
+        if (sent == ph.count) sending = false;
+      }
+    }
+    const int n = poll_worker_cq<V>(w, wcs);
+    if (n < 0) [[unlikely]]
+      throw SysError("ibv_poll_cq", -n, std::string("worker CQ in ") + ph.name);
+    if (n > 0) {
+      now = clock.now();
+      for (int k = 0; k < n; ++k) {
+        const ibv_wc& wc = wcs[k];
+        if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
+          throw_completion_error(w, wc, ph.name);
+        bool reply = false;
+        if ((wc.opcode & IBV_WC_RECV) != 0) {
+          ++w.received;
+          w.received_bytes += wc.byte_len;
+          repost_recv<V>(w, wc, ph.name);
+          reply = !is_fetch(kOp);
+        } else {
+          q.completed += wc.wr_id >> 32;
+          reply = is_fetch(kOp);
+        }
+        if (reply) {
+          if (ph.hist != nullptr) ph.hist->record(now - (t0 + done * period));
+          ++done;
+        }
+      }
+      last_progress = now;
+    }
+    if (!sending && done >= sent) break;
+    if (n == 0 && (spin & 255) == 255) {
+      if (w.control->abort.load(std::memory_order_relaxed)) [[unlikely]]
+        throw Error(std::string(ph.name) + ": aborted");
+      if (done < sent && now - last_progress > w.timeout_ticks) [[unlikely]]
+        throw_timeout(w, ph.name, "open loop: " + std::to_string(sent) + " messages sent, " +
+                                      std::to_string(done) + " replies");
+    }
+  }
+  st.t_end = clock.now();
+  st.ops = done;
+  st.posted = q.posted;
   return st;
 }
 

@@ -148,6 +148,16 @@ void to_json(nlohmann::json& j, const SizeResult& r) {
                     {"mmsg_per_s", r.reverse->mmsg_per_s}};
   else
     j["reverse"] = nullptr;
+  j["send_post_calls"] = r.send_post_calls;
+  j["recv_post_calls"] = r.recv_post_calls;
+  if (r.open_loop)
+    j["open_loop"] = {{"rate", r.open_loop->rate},
+                      {"achieved_rate", r.open_loop->achieved_rate},
+                      {"sends", r.open_loop->sends},
+                      {"late_sends", r.open_loop->late_sends},
+                      {"max_send_lag_ns", r.open_loop->max_send_lag_ns}};
+  else
+    j["open_loop"] = nullptr;
 }
 
 SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path) {
@@ -205,6 +215,15 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
                                   num(v.at("seconds")), num(v.at("gbps")),
                                   num(v.at("mmsg_per_s"))};
     }
+    // Engine-knob fields (absent in documents written before them).
+    if (j.contains("send_post_calls")) r.send_post_calls = json_uint(j.at("send_post_calls"));
+    if (j.contains("recv_post_calls")) r.recv_post_calls = json_uint(j.at("recv_post_calls"));
+    if (j.contains("open_loop") && !j.at("open_loop").is_null()) {
+      const auto& o = j.at("open_loop");
+      r.open_loop = OpenLoopResult{num(o.at("rate")), num(o.at("achieved_rate")),
+                                   json_uint(o.at("sends")), json_uint(o.at("late_sends")),
+                                   num(o.at("max_send_lag_ns"))};
+    }
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(path, "(result)", std::string("a valid size result: ") + e.what());
@@ -228,6 +247,7 @@ void to_json(nlohmann::json& j, const RunResult& r) {
                   {"fallback_reason", r.clock.fallback_reason}}},
        {"results", r.results},
        {"counters", r.counters},
+       {"setup", r.setup},
        {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)}};
 }
 
@@ -261,6 +281,10 @@ RunResult run_result_from_json(const nlohmann::json& j) {
   r.clock.tsc_hz = at_path<double>(j, "/clock/tsc_hz", "a number");
   r.clock.fallback_reason = at_path<std::string>(j, "/clock/fallback_reason", kStr);
   r.counters = at_path<nlohmann::json>(j, "/counters", "an object");
+  if (j.contains("setup")) {  // absent in documents written before it
+    if (!j["setup"].is_object()) throw ConfigError("/setup", brief_json(j["setup"]), "an object");
+    r.setup = j["setup"];
+  }
   if (!j.contains("error") || !(j["error"].is_null() || j["error"].is_string()))
     throw ConfigError("/error", j.contains("error") ? brief_json(j["error"]) : "(missing)",
                       j.contains("error") ? "null or a string" : "null or a string (key 'error' is missing)");

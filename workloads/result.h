@@ -54,6 +54,14 @@ struct DirectionResult {  // the server's own sending in a bidirectional run
   double mmsg_per_s = 0;
 };
 
+struct OpenLoopResult {  // --rate: the schedule and how well the sender kept it
+  double rate = 0;              // requested messages/s per QP
+  double achieved_rate = 0;     // messages/s per QP actually posted (mean over threads)
+  uint64_t sends = 0;           // measured sends, all QPs
+  uint64_t late_sends = 0;      // posted more than half an interval after their intended time
+  double max_send_lag_ns = 0;   // largest delay of a send behind its intended time
+};
+
 struct SizeResult {
   uint64_t size = 0;
   uint64_t iterations = 0;        // measured operations per QP (count mode)
@@ -70,6 +78,9 @@ struct SizeResult {
   uint64_t received_bytes = 0;
   uint64_t lost_messages = 0;     // UC/UD: sent - received
   std::optional<DirectionResult> reverse;  // bidir: server -> client
+  uint64_t send_post_calls = 0;   // the client's ibv_post_send calls (warm-up included)
+  uint64_t recv_post_calls = 0;   // the server's receive re-post calls (warm-up included)
+  std::optional<OpenLoopResult> open_loop;
   bool verified = false;          // --verify ran and passed
   std::string error;              // "" when the point succeeded
 };
@@ -94,6 +105,7 @@ struct RunResult {
   ClockInfo clock;
   std::vector<SizeResult> results;
   nlohmann::json counters = nlohmann::json::object();  // {"client": {...}, } deltas
+  nlohmann::json setup = nlohmann::json::object();     // {"client": Fabric::setup_info, "server": ...}
   std::string error;              // run-level error ("" if none)
 };
 

@@ -66,6 +66,7 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   result_.server_host = accept.host;
   result_.server_device = accept.device;
   phase_ = "resource setup";
+  const auto setup_start = std::chrono::steady_clock::now();
   fab_ = std::make_unique<Fabric>(w_, opt_.local, true);
   phase_ = "connection setup";
   result_.client_device = fab_->describe();
@@ -81,6 +82,8 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   fab_->post_initial_receives();
   chan_.send({{"type", "ready"}});
   chan_.expect("ready", setup_timeout);
+  result_.setup["client"] = fab_->setup_info(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count());
 
   const std::string dev = fab_->device().info().name;
   CounterSnapshot before = read_port_counters(dev, opt_.local.port);
@@ -105,6 +108,7 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   try {
     nlohmann::json bye = chan_.expect("bye", timeout);
     if (bye.contains("counters")) result_.counters["server"] = bye["counters"];
+    if (bye.contains("setup") && bye["setup"].is_object()) result_.setup["server"] = bye["setup"];
   } catch (const Error&) {
     // The results are complete; a server that vanished after them does not spoil them.
   }
@@ -218,11 +222,31 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   r.gbps = gbps(r.bytes, r.seconds);
   r.mmsg_per_s = mmsg_per_s(r.ops, r.seconds);
   r.iterations = w_.duration_s > 0 ? r.ops / w_.total_qps() : plan.iterations;
+  for (const auto& c : fab_->workers()) r.send_post_calls += c.post_calls;
+  r.recv_post_calls = res.recv_post_calls;
+  if (w_.open_loop()) {
+    OpenLoopResult ol;
+    ol.rate = w_.rate;
+    double achieved = 0;
+    uint64_t max_lag = 0;
+    for (const auto& o : out) {
+      const PhaseStats& m = o.measured;
+      ol.sends += m.ops;
+      ol.late_sends += m.late;
+      max_lag = std::max(max_lag, m.max_lag);
+      if (m.ops > 1 && m.last_post > m.first_post)
+        achieved += double(m.ops - 1) / (clock_.to_ns(m.last_post - m.first_post) / 1e9);
+    }
+    ol.achieved_rate = achieved / T;
+    ol.max_send_lag_ns = clock_.to_ns(max_lag);
+    r.open_loop = ol;
+  }
   r.cpu = {cpu_user, cpu_sys, r.seconds > 0 ? (cpu_user + cpu_sys) / r.seconds : 0};
   if (w_.mode == Mode::kLat) {
     Histogram& h = *out[0].hist;
     for (uint32_t t = 1; t < T; ++t) h.merge(*out[t].hist);
-    const bool half = !is_fetch(w_.op);
+    // Open loop: the response time from the intended send, not half a round trip.
+    const bool half = !is_fetch(w_.op) && !w_.open_loop();
     const double unit = ns_tick * (half ? 0.5 : 1.0);
     LatencyResult lr;
     lr.kind = half ? "half_round_trip" : "round_trip";

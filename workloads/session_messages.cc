@@ -105,6 +105,7 @@ SizeReplyMsg parse_size_reply(const nlohmann::json& result, bool verify, bool bi
   SizeReplyMsg m;
   m.received = uint_member(member(result, "result", "received"), "result", "received");
   m.received_bytes = uint_member(member(result, "result", "received_bytes"), "result", "received_bytes");
+  m.recv_post_calls = uint_member(member(result, "result", "recv_post_calls"), "result", "recv_post_calls");
   if (verify) m.verify_error = string_member(result, "result", "verify_error");
   if (bidir) {
     const nlohmann::json& r = member(result, "result", "reverse");

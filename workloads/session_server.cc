@@ -55,6 +55,7 @@ void ServerSession::run() {
        << " QP(s)" << std::endl;
   LocalSettings local = opt_.local;
   if (local.bind_addr.empty()) local.bind_addr = opt_.bind;
+  const auto setup_start = std::chrono::steady_clock::now();
   fab_ = std::make_unique<Fabric>(w_, local, false);
   if (w_.connect == ConnectMethod::kRdmaCm) fab_->cm_listen(opt_.bind, cm_port_);
   HostInfo h = local_host_info();
@@ -76,6 +77,8 @@ void ServerSession::run() {
   fab_->post_initial_receives();
   chan_.expect("ready", setup_timeout);
   chan_.send({{"type", "ready"}});
+  const nlohmann::json setup = fab_->setup_info(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count());
   const std::string dev = fab_->device().info().name;
   CounterSnapshot before = read_port_counters(dev, local.port);
   for (;;) {
@@ -85,7 +88,8 @@ void ServerSession::run() {
       run_size(msg);
     } else if (type == "bye") {
       chan_.send({{"type", "bye"},
-                  {"counters", counter_deltas(before, read_port_counters(dev, local.port))}});
+                  {"counters", counter_deltas(before, read_port_counters(dev, local.port))},
+                  {"setup", setup}});
       return;
     } else {
       throw PeerError("protocol error: unexpected '" + type + "'");
@@ -170,11 +174,16 @@ void ServerSession::run_size(const nlohmann::json& start) {
   }
   uint64_t received = 0;
   uint64_t received_bytes = 0;
+  uint64_t recv_post_calls = 0;
   for (auto& c : ctxs) {
     received += c.received;
     received_bytes += c.received_bytes;
+    recv_post_calls += c.recv_post_calls;
   }
-  nlohmann::json res = {{"type", "result"}, {"received", received}, {"received_bytes", received_bytes}};
+  nlohmann::json res = {{"type", "result"},
+                        {"received", received},
+                        {"received_bytes", received_bytes},
+                        {"recv_post_calls", recv_post_calls}};
   if (w_.verify) {
     std::string err;
     if (w_.op == Op::kFetchAdd) {

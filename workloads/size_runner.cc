@@ -62,15 +62,21 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
     return;
   }
   if (p.is_client) {
+    // Open loop (--rate) for the ops it supports; validate() refuses it for write.
+    auto phase = [&](LatPhase& ph) {
+      if constexpr (kOp != Op::kWrite)
+        if (w.open_loop()) return run_lat_open<kOp, kQp, kCq>(c, ph);
+      return run_lat_ping<kOp, kQp, kCq>(c, ph);
+    };
     LatPhase warm{"warm-up", dur ? UINT64_MAX : p.warmup, dur ? clk.now() + ticks(w.warmup_s) : 0,
                   nullptr, 0};
     c.control->phase.store("warm-up");
-    if (dur || p.warmup > 0) run_lat_ping<kOp, kQp, kCq>(c, warm);
+    if (dur || p.warmup > 0) phase(warm);
     c.control->phase.store("measurement");
     cpu.begin();
     LatPhase meas{"measurement", dur ? UINT64_MAX : p.iterations,
                   dur ? clk.now() + ticks(w.duration_s) : 0, out.hist.get(), warm.marker};
-    out.measured = run_lat_ping<kOp, kQp, kCq>(c, meas);
+    out.measured = phase(meas);
     out.cpu = cpu.end(clk.to_ns(out.measured.t_end - out.measured.t_start) / 1e9);
     out.posted_total = c.qps[0].posted;
   } else if constexpr (!is_fetch(kOp)) {
@@ -124,7 +130,14 @@ bool server_has_workers(const Workload& w) noexcept {
 
 void run_worker(const Workload& w, WorkerContext& ctx, const SizePlan& plan, WorkerOutcome& out) {
   try {
-    if (!w.cpus.empty()) pin_current_thread(w.cpus[ctx.index % w.cpus.size()]);
+    if (!w.cpus.empty()) {
+      pin_current_thread(w.cpus[ctx.index % w.cpus.size()]);
+    } else if (ctx.affinity != nullptr) {
+      // --numa: the CPUs of the node the buffers are bound to.
+      if (int rc = pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), ctx.affinity); rc != 0)
+        throw SysError("pthread_setaffinity_np", rc, "worker " + std::to_string(ctx.index) +
+                                                          " to the CPUs of its NUMA node");
+    }
     dispatch(w, ctx, plan, out);
   } catch (const std::exception& e) {
     out.error = e.what();

@@ -2,6 +2,7 @@
 // Hot per-worker state the datapath loops run on. Everything here is built at setup (work
 // requests, SGEs, pointers); the loops only flip flags and counters.
 #include <infiniband/verbs.h>
+#include <sched.h>
 
 #include <atomic>
 #include <cstdint>
@@ -16,16 +17,43 @@ namespace rdmabench {
 struct QpSlot {
   ibv_qp* qp = nullptr;
   ibv_srq* srq = nullptr;       // receives go here when set
-  ibv_send_wr wr{};             // prebuilt: opcode, sge, remote address/rkey or UD AH
-  ibv_sge sge{};
-  ibv_recv_wr rwr{};            // prebuilt receive (wr_id = slot index)
-  ibv_sge rsge{};
+  ibv_cq* cq = nullptr;         // this QP's CQ (the worker's, unless one CQ per QP)
+  // Prebuilt work requests: `post_list` sends chained by `next` (opcode, SGEs, remote
+  // address/rkey or UD AH), and as many receives (wr_id = slot index). All WRs of a list share
+  // one array of `sge` scatter/gather entries. Built by shape_slot(); the vectors are never
+  // resized in the datapath.
+  ibv_send_wr* wr = nullptr;    // = wrs.data()
+  ibv_recv_wr* rwr = nullptr;   // = rwrs.data()
+  std::vector<ibv_send_wr> wrs;
+  std::vector<ibv_sge> sges;
+  std::vector<ibv_recv_wr> rwrs;
+  std::vector<ibv_sge> rsges;
   volatile uint8_t* rx_last = nullptr;  // write latency: last byte of the receive region
   uint8_t* tx_last = nullptr;           //                last byte of the send region
   uint64_t posted = 0;
   uint64_t completed = 0;
   uint32_t unsignaled = 0;
+  uint32_t recv_pending = 0;    // consumed receives not yet re-posted (post lists)
 };
+
+// Sizes and links the slot's work requests: `post_list` chained sends and receives, each
+// pointing at the shared `sge` entries. Setup path only.
+inline void shape_slot(QpSlot& q, uint32_t post_list, uint32_t sge) {
+  q.wrs.assign(post_list, ibv_send_wr{});
+  q.rwrs.assign(post_list, ibv_recv_wr{});
+  q.sges.assign(sge, ibv_sge{});
+  q.rsges.assign(sge, ibv_sge{});
+  for (uint32_t k = 0; k < post_list; ++k) {
+    q.wrs[k].next = k + 1 < post_list ? &q.wrs[k + 1] : nullptr;
+    q.wrs[k].sg_list = q.sges.data();
+    q.wrs[k].num_sge = static_cast<int>(sge);
+    q.rwrs[k].next = k + 1 < post_list ? &q.rwrs[k + 1] : nullptr;
+    q.rwrs[k].sg_list = q.rsges.data();
+    q.rwrs[k].num_sge = static_cast<int>(sge);
+  }
+  q.wr = q.wrs.data();
+  q.rwr = q.rwrs.data();
+}
 
 // Signals from the control thread to the workers.
 struct WorkerControl {
@@ -43,18 +71,27 @@ struct WorkerControl {
 struct WorkerContext {
   uint32_t index = 0;
   std::vector<QpSlot> qps;
-  ibv_cq* cq = nullptr;
+  ibv_cq* cq = nullptr;              // the worker's CQ (the first QP's with one CQ per QP)
+  std::vector<ibv_cq*> cqs;          // every CQ the worker polls (one, or one per QP)
+  uint32_t next_cq = 0;              // round-robin position in `cqs`
   ibv_comp_channel* channel = nullptr;
   const Clock* clock = nullptr;
   WorkerControl* control = nullptr;
   uint32_t tx_depth = 1;
   uint32_t signal_every = 1;
+  uint32_t post_list = 1;        // WRs per post call
+  uint64_t gap_ticks = 0;        // ping-pong: busy-wait between iterations
+  uint64_t period_ticks = 0;     // open loop: intended time between sends (0 = closed loop)
+  uint64_t late_ticks = 0;       // open loop: a send posted later than this after its time is late
+  const cpu_set_t* affinity = nullptr;  // NUMA binding of the worker thread (nullptr = none)
   unsigned base_send_flags = 0;  // IBV_SEND_INLINE when the size fits the inline threshold
   uint64_t timeout_ticks = 0;    // longest time without progress
   uint64_t drain_ticks = 0;      // unreliable QPs: quiet time after FINISH before giving up
   // Receive accounting (cumulative over the size).
   uint64_t received = 0;
   uint64_t received_bytes = 0;
+  uint64_t post_calls = 0;       // ibv_post_send calls (cumulative over the size)
+  uint64_t recv_post_calls = 0;  // ibv_post_recv / ibv_post_srq_recv re-posts
   unsigned events_unacked = 0;
 };
 
@@ -64,6 +101,11 @@ struct PhaseStats {
   uint64_t t_start = 0;    // clock ticks
   uint64_t t_end = 0;
   uint64_t posted = 0;     // operations posted in total (incl. any after the window)
+  // Open loop only.
+  uint64_t late = 0;           // sends posted more than late_ticks after their intended time
+  uint64_t max_lag = 0;        // largest (post time - intended time), ticks
+  uint64_t first_post = 0;     // ticks
+  uint64_t last_post = 0;
 };
 
 }  // namespace rdmabench

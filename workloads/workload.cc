@@ -28,6 +28,7 @@ constexpr NameTable<Mode, 2> kModes{{{Mode::kBw, "bw"}, {Mode::kLat, "lat"}}};
 constexpr NameTable<CqMode, 2> kCqModes{{{CqMode::kPoll, "poll"}, {CqMode::kEvent, "event"}}};
 constexpr NameTable<ConnectMethod, 2> kConnects{
     {{ConnectMethod::kTcp, "tcp"}, {ConnectMethod::kRdmaCm, "rdma_cm"}}};
+constexpr NameTable<MrMode, 2> kMrModes{{{MrMode::kPerQp, "per_qp"}, {MrMode::kShared, "shared"}}};
 
 template <typename E, size_t N>
 std::string_view name_of(const NameTable<E, N>& t, E v) noexcept {
@@ -70,6 +71,25 @@ QpType parse_qp_type(std::string_view s) { return parse_name(kQps, s, "qp"); }
 Mode parse_mode(std::string_view s) { return parse_name(kModes, s, "mode"); }
 CqMode parse_cq_mode(std::string_view s) { return parse_name(kCqModes, s, "cq"); }
 ConnectMethod parse_connect(std::string_view s) { return parse_name(kConnects, s, "connect"); }
+std::string_view to_string(MrMode v) noexcept { return name_of(kMrModes, v); }
+MrMode parse_mr_mode(std::string_view s) { return parse_name(kMrModes, s, "mr"); }
+
+int32_t parse_numa(std::string_view s, const std::string& field) {
+  if (s == "none") return Workload::kNumaNone;
+  if (s == "auto") return Workload::kNumaAuto;
+  uint32_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v > 1023)
+    throw ConfigError(field, std::string(s),
+                      "none, auto (the device's NUMA node) or a node number from 0 to 1023");
+  return static_cast<int32_t>(v);
+}
+
+std::string numa_text(int32_t numa) {
+  if (numa == Workload::kNumaNone) return "none";
+  if (numa == Workload::kNumaAuto) return "auto";
+  return std::to_string(numa);
+}
 
 uint64_t Workload::max_size() const noexcept {
   return sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
@@ -93,8 +113,94 @@ uint32_t Workload::effective_inline(uint32_t device_max_inline) const noexcept {
 
 uint32_t Workload::effective_signal_every() const noexcept {
   if (signal_every != 0) return signal_every;
-  return mode == Mode::kLat ? 1 : std::min<uint32_t>(100, tx_depth);
+  if (mode == Mode::kLat) return 1;
+  const uint32_t s = std::min<uint32_t>(100, tx_depth);
+  // With a post list, signal at the end of a whole batch (a multiple of it).
+  if (post_list <= 1) return s;
+  return post_list * std::max<uint32_t>(1, s / post_list);
 }
+
+namespace {
+
+// The engine knobs (README "Engine knobs"): ranges and the combinations they make sense in.
+void validate_knobs(const Workload& w) {
+  const std::string n_text = std::to_string(w.post_list);
+  require_range("post-list", w.post_list, 1, 4096);
+  if (w.post_list > 1) {
+    if (w.mode == Mode::kLat)
+      throw ConfigError("post-list", n_text,
+                        "1 in latency mode (a ping-pong posts one message at a time)");
+    if (w.post_list > w.tx_depth)
+      throw ConfigError("post-list", n_text,
+                        "at most the send queue depth (tx-depth " + std::to_string(w.tx_depth) + ")");
+    if (uses_recv(w.op) && w.post_list > w.rx_depth)
+      throw ConfigError("post-list", n_text,
+                        "at most the receive queue depth (rx-depth " + std::to_string(w.rx_depth) +
+                            "): receives are re-posted in lists of the same length");
+    const uint32_t s = w.signal_every;
+    if (s != 0 && s % w.post_list != 0 && w.post_list % s != 0)
+      throw ConfigError("signal-every", std::to_string(s),
+                        "a multiple or a divisor of post-list " + n_text +
+                            " (completions are signaled at list boundaries)");
+  }
+  require_range("sge", w.sge, 1, 1024);
+  if (w.sge > 1) {
+    if (is_atomic(w.op))
+      throw ConfigError("sge", std::to_string(w.sge), "1 for atomics (one 8-byte operand)");
+    for (uint64_t s : w.sizes)
+      if (s < w.sge)
+        throw ConfigError("sge", std::to_string(w.sge),
+                          "at most the smallest message size (" + std::to_string(s) +
+                              " bytes): every SGE carries at least one byte");
+  }
+  if (w.max_rd_atomic > 255)
+    throw ConfigError("max-rd-atomic", std::to_string(w.max_rd_atomic),
+                      "between 1 and 255 (0 = the default, min(device limit, 16))");
+  if (w.max_rd_atomic != 0 && w.qp != QpType::kRc)
+    throw ConfigError("max-rd-atomic", std::to_string(w.max_rd_atomic),
+                      "only with RC QPs (reads and atomics exist only there)");
+  if (!(w.latency_gap_us >= 0) || w.latency_gap_us > 1e6)
+    throw ConfigError("latency-gap", fmt_num(w.latency_gap_us), "microseconds from 0 to 1000000");
+  if (w.latency_gap_us > 0 && w.mode != Mode::kLat)
+    throw ConfigError("latency-gap", fmt_num(w.latency_gap_us), "only in latency mode (--mode lat)");
+  if (!(w.rate >= 0) || w.rate > 1e8)
+    throw ConfigError("rate", fmt_num(w.rate), "messages per second per QP, up to 100000000 (0 = off)");
+  if (w.rate > 0) {
+    const std::string r = fmt_num(w.rate);
+    if (w.mode != Mode::kLat)
+      throw ConfigError("rate", r, "only in latency mode (--mode lat): open-loop latency");
+    if (w.qp != QpType::kRc)
+      throw ConfigError("rate", r,
+                        "only with RC QPs (replies are matched to requests in order; UC/UD may drop)");
+    if (w.op == Op::kWrite)
+      throw ConfigError("rate", r,
+                        "with send, send_imm, write_imm, read or atomics (write ping-pong "
+                        "detects arrival by one marker byte, which cannot tell overlapping "
+                        "messages apart)");
+    if (w.cq != CqMode::kPoll)
+      throw ConfigError("rate", r, "with --cq poll (the open-loop sender busy-waits on its schedule)");
+    if (w.latency_gap_us > 0)
+      throw ConfigError("latency-gap", fmt_num(w.latency_gap_us),
+                        "0 with --rate (the schedule sets the gaps)");
+  }
+  if (w.cq_per_qp) {
+    if (w.mode != Mode::kBw)
+      throw ConfigError("cq-per-qp", "true",
+                        "only in bw mode (latency runs one QP per thread, with its own CQ)");
+    if (w.cq != CqMode::kPoll)
+      throw ConfigError("cq-per-qp", "true", "with --cq poll (the worker polls each QP's CQ)");
+  }
+  if (w.align != 0 && (w.align > (1ULL << 30) || (w.align & (w.align - 1)) != 0))
+    throw ConfigError("align", std::to_string(w.align),
+                      "a power of two from 1 to 1G (0 = the page size)");
+  if (w.align != 0 && w.align < 8 && is_atomic(w.op))
+    throw ConfigError("align", std::to_string(w.align),
+                      "at least 8 for atomics (their target must be 8-byte aligned)");
+  if (w.numa < Workload::kNumaAuto || w.numa > 1023)
+    throw ConfigError("numa", std::to_string(w.numa), "none, auto or a node number from 0 to 1023");
+}
+
+}  // namespace
 
 void validate(const Workload& w) {
   // Op x QP type, from the verbs table: UC has no read or atomics, UD only sends.
@@ -168,7 +274,30 @@ void validate(const Workload& w) {
     throw ConfigError("mtu", std::to_string(w.mtu), "one of 256, 512, 1024, 2048, 4096");
   if (!(w.timeout_s > 0) || w.timeout_s > 3600)
     throw ConfigError("timeout", fmt_num(w.timeout_s), "seconds, more than 0 and at most 3600");
+  validate_knobs(w);
 }
+
+namespace {
+
+void validate_knobs_for_device(const Workload& w, const DeviceLimits& d) {
+  const std::string on = " on device " + d.name;
+  auto at_most = [&](const char* field, uint64_t v, int limit, const char* limit_name) {
+    if (limit > 0 && v > static_cast<uint64_t>(limit))
+      throw ConfigError(field, std::to_string(v),
+                        std::string("at most ") + limit_name + " = " + std::to_string(limit) + on);
+  };
+  at_most("sge", w.sge, d.max_sge, "max_sge");
+  if (w.op == Op::kRead) at_most("sge", w.sge, d.max_sge_rd, "max_sge_rd (reads)");
+  if (w.srq) at_most("sge", w.sge, d.max_srq_sge, "max_srq_sge (shared receive queue)");
+  at_most("max-rd-atomic", w.max_rd_atomic, d.max_qp_rd_atom, "max_qp_rd_atom");
+  at_most("max-rd-atomic", w.max_rd_atomic, d.max_qp_init_rd_atom, "max_qp_init_rd_atom");
+  if (w.cq_per_qp && d.max_cq > 0 && w.total_qps() > static_cast<uint64_t>(d.max_cq))
+    throw ConfigError("qps", std::to_string(w.qps_per_thread),
+                      "threads x qps = " + std::to_string(w.total_qps()) +
+                          " CQs with --cq-per-qp exceeds max_cq = " + std::to_string(d.max_cq) + on);
+}
+
+}  // namespace
 
 void validate_for_device(const Workload& w, const DeviceLimits& d) {
   const std::string on = " on device " + d.name;
@@ -188,12 +317,15 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
     throw ConfigError("qps", std::to_string(w.qps_per_thread),
                       "threads x qps = " + std::to_string(qps) + " exceeds max_qp = " +
                           std::to_string(d.max_qp) + on);
-  uint64_t cqe = uint64_t(w.qps_per_thread) * (w.tx_depth + w.rx_depth);
+  uint64_t cqe = uint64_t(w.cq_per_qp ? 1 : w.qps_per_thread) * (w.tx_depth + w.rx_depth);
   if (d.max_cqe > 0 && cqe > static_cast<uint64_t>(d.max_cqe))
     throw ConfigError("qps", std::to_string(w.qps_per_thread),
-                      "qps x (tx-depth + rx-depth) = " + std::to_string(cqe) +
-                          " completion entries per thread exceeds max_cqe = " +
-                          std::to_string(d.max_cqe) + on);
+                      (w.cq_per_qp ? "tx-depth + rx-depth = " + std::to_string(cqe) + " completion entries per QP"
+                                   : "qps x (tx-depth + rx-depth) = " + std::to_string(cqe) +
+                                         " completion entries per thread") +
+                          " exceeds max_cqe = " + std::to_string(d.max_cqe) + on +
+                          (w.cq_per_qp ? "" : " (or use --cq-per-qp)"));
+  validate_knobs_for_device(w, d);
   if (d.max_mr_size > 0 && w.max_size() > d.max_mr_size)
     throw ConfigError("size", std::to_string(w.max_size()),
                       "at most max_mr_size = " + std::to_string(d.max_mr_size) + on);
@@ -245,6 +377,16 @@ void to_json(nlohmann::json& j, const Workload& w) {
       {"verify", w.verify},
       {"mtu", w.mtu},
       {"timeout_s", w.timeout_s},
+      {"post_list", w.post_list},
+      {"sge", w.sge},
+      {"max_rd_atomic", w.max_rd_atomic},
+      {"latency_gap_us", w.latency_gap_us},
+      {"rate", w.rate},
+      {"cq_per_qp", w.cq_per_qp},
+      {"hugepages", w.hugepages},
+      {"align", w.align},
+      {"mr", to_string(w.mr)},
+      {"numa", numa_text(w.numa)},
   };
   if (w.duration_s > 0) j["iterations"] = 0;
 }
@@ -313,7 +455,9 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
       "op",        "qp",        "mode",     "bidir",     "sizes",        "iterations",
       "duration_s", "warmup",   "warmup_s", "tx_depth",  "rx_depth",     "inline_size",
       "signal_every", "cq",     "srq",      "threads",   "qps_per_thread", "cpus",
-      "connect",   "verify",    "mtu",      "timeout_s"};
+      "connect",   "verify",    "mtu",      "timeout_s",
+      "post_list", "sge",       "max_rd_atomic", "latency_gap_us", "rate", "cq_per_qp",
+      "hugepages", "align",     "mr",       "numa"};
   if (!j.is_object()) throw ConfigError(path.empty() ? "/" : path, brief_json(j), "a JSON object");
   for (const auto& [k, v] : j.items()) {
     if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
@@ -354,6 +498,16 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
   r.get_uint("qps_per_thread", w.qps_per_thread, UINT32_MAX);
   r.get_uint("mtu", w.mtu, UINT32_MAX);
   r.get_double("timeout_s", w.timeout_s);
+  r.get_uint("post_list", w.post_list, UINT32_MAX);
+  r.get_uint("sge", w.sge, UINT32_MAX);
+  r.get_uint("max_rd_atomic", w.max_rd_atomic, UINT32_MAX);
+  r.get_double("latency_gap_us", w.latency_gap_us);
+  r.get_double("rate", w.rate);
+  r.get_bool("cq_per_qp", w.cq_per_qp);
+  r.get_bool("hugepages", w.hugepages);
+  r.get_uint("align", w.align);
+  r.get_enum("mr", [&](const std::string& s) { w.mr = parse_mr_mode(s); });
+  r.get_enum("numa", [&](const std::string& s) { w.numa = parse_numa(s, "numa"); });
   if (auto it = j.find("cpus"); it != j.end()) {
     if (!it->is_array()) r.fail("cpus", *it, "an array of CPU numbers");
     for (size_t i = 0; i < it->size(); ++i) {
@@ -372,7 +526,9 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
     static const std::vector<std::pair<std::string, std::string>> kFieldToKey = {
         {"tx-depth", "tx_depth"}, {"rx-depth", "rx_depth"},     {"signal-every", "signal_every"},
         {"inline", "inline_size"}, {"qps", "qps_per_thread"},   {"duration", "duration_s"},
-        {"warmup-time", "warmup_s"}, {"timeout", "timeout_s"},  {"size", "sizes"}};
+        {"warmup-time", "warmup_s"}, {"timeout", "timeout_s"},  {"size", "sizes"},
+        {"post-list", "post_list"}, {"max-rd-atomic", "max_rd_atomic"},
+        {"latency-gap", "latency_gap_us"}, {"cq-per-qp", "cq_per_qp"}};
     std::string key = e.field();
     for (const auto& [f, k] : kFieldToKey)
       if (f == key) key = k;

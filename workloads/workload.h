@@ -16,18 +16,21 @@ enum class QpType : uint8_t { kRc, kUc, kUd };
 enum class Mode : uint8_t { kBw, kLat };
 enum class CqMode : uint8_t { kPoll, kEvent };
 enum class ConnectMethod : uint8_t { kTcp, kRdmaCm };
+enum class MrMode : uint8_t { kPerQp, kShared };
 
 std::string_view to_string(Op v) noexcept;
 std::string_view to_string(QpType v) noexcept;
 std::string_view to_string(Mode v) noexcept;
 std::string_view to_string(CqMode v) noexcept;
 std::string_view to_string(ConnectMethod v) noexcept;
+std::string_view to_string(MrMode v) noexcept;
 // Parse from the names above; throw ConfigError(field, value, allowed names).
 Op parse_op(std::string_view s);
 QpType parse_qp_type(std::string_view s);
 Mode parse_mode(std::string_view s);
 CqMode parse_cq_mode(std::string_view s);
 ConnectMethod parse_connect(std::string_view s);
+MrMode parse_mr_mode(std::string_view s);
 
 constexpr bool is_atomic(Op op) noexcept { return op == Op::kFetchAdd || op == Op::kCmpSwap; }
 // Ops whose messages consume a receive WR at the responder.
@@ -60,12 +63,27 @@ struct Workload {
   bool verify = false;
   uint32_t mtu = 0;              // 0 = the ports' active MTU
   double timeout_s = 5.0;        // longest wait for the peer or for progress
+  // Engine knobs (README "Engine knobs"); the defaults are the behaviour without them.
+  uint32_t post_list = 1;        // WRs chained per post call (sends, and receive re-posts)
+  uint32_t sge = 1;              // scatter/gather entries per message (both sides)
+  uint32_t max_rd_atomic = 0;    // outstanding reads/atomics per QP; 0 = min(device, 16)
+  double latency_gap_us = 0;     // ping-pong: busy-wait between iterations
+  double rate = 0;               // > 0: open-loop latency, messages/s per QP on a fixed schedule
+  bool cq_per_qp = false;        // one CQ per QP instead of one per worker
+  bool hugepages = false;        // buffers from huge pages (MAP_HUGETLB)
+  uint64_t align = 0;            // buffer start alignment in bytes (power of two); 0 = page
+  MrMode mr = MrMode::kPerQp;    // one MR per QP, or one shared MR per side
+  int32_t numa = kNumaNone;      // kNumaNone, kNumaAuto (the device's node) or a node number
+
+  static constexpr int32_t kNumaNone = -1;
+  static constexpr int32_t kNumaAuto = -2;
 
   uint64_t max_size() const noexcept;
   uint64_t effective_iterations() const noexcept;
   uint64_t effective_warmup() const noexcept;
   uint32_t effective_inline(uint32_t device_max_inline) const noexcept;
   uint32_t effective_signal_every() const noexcept;
+  bool open_loop() const noexcept { return rate > 0; }
   uint32_t total_qps() const noexcept { return threads * qps_per_thread; }
   // Responder-side receive WRs needed per QP.
   bool responder_posts_recv() const noexcept { return uses_recv(op); }
@@ -88,6 +106,12 @@ struct DeviceLimits {
   int max_srq_wr = 0;
   int max_sge = 0;
   uint64_t max_mr_size = 0;
+  // Limits of the engine knobs (0 = not reported; then not checked).
+  int max_sge_rd = 0;
+  int max_srq_sge = 0;
+  int max_qp_rd_atom = 0;
+  int max_qp_init_rd_atom = 0;
+  int max_cq = 0;
 };
 void validate_for_device(const Workload& w, const DeviceLimits& d);
 
@@ -100,5 +124,17 @@ uint64_t parse_size(std::string_view s, const std::string& field);
 // "4K", "2,64,1K", "2-8M" (powers of two from..to), "all" (2 B .. 8 MiB) -> list of sizes.
 std::vector<uint64_t> parse_size_list(std::string_view s, const std::string& field);
 std::string format_size(uint64_t bytes);
+
+// Scatter/gather split: piece `i` of `size` bytes over `k` SGEs (contiguous; lengths differ by at
+// most one byte, the longer ones first) and the offset where it starts.
+constexpr uint64_t sge_piece_length(uint64_t size, uint32_t k, uint32_t i) noexcept {
+  return size / k + (i < size % k ? 1 : 0);
+}
+constexpr uint64_t sge_piece_offset(uint64_t size, uint32_t k, uint32_t i) noexcept {
+  return uint64_t(i) * (size / k) + (i < size % k ? i : size % k);
+}
+// "none", "auto" or a node number -> Workload::numa; ConfigError naming `field` otherwise.
+int32_t parse_numa(std::string_view s, const std::string& field);
+std::string numa_text(int32_t numa);
 
 }  // namespace rdmabench

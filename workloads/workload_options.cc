@@ -41,6 +41,18 @@ double parse_seconds_option(const std::string& field, const std::string& text, d
   return v;
 }
 
+double parse_number_option(const std::string& field, const std::string& text, double lo, double hi,
+                           const std::string& unit) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s from %g to %g", unit.c_str(), lo, hi);
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v) ||
+      v < lo || v > hi)
+    throw ConfigError(field, text, buf);
+  return v;
+}
+
 Workload build_workload(const WorkloadArgs& a) {
   Workload w;
   if (a.op) w.op = parse_op(lower(*a.op));
@@ -76,6 +88,22 @@ Workload build_workload(const WorkloadArgs& a) {
   if (a.qps) w.qps_per_thread = static_cast<uint32_t>(parse_uint_option("qps", *a.qps, 1, 65536));
   if (a.mtu) w.mtu = static_cast<uint32_t>(parse_uint_option("mtu", *a.mtu, 256, 4096));
   if (a.timeout) w.timeout_s = parse_seconds_option("timeout", *a.timeout, 0.1, 3600);
+  if (a.post_list)
+    w.post_list = static_cast<uint32_t>(parse_uint_option("post-list", *a.post_list, 1, 4096));
+  if (a.sge) w.sge = static_cast<uint32_t>(parse_uint_option("sge", *a.sge, 1, 1024));
+  if (a.max_rd_atomic)
+    w.max_rd_atomic = static_cast<uint32_t>(parse_uint_option("max-rd-atomic", *a.max_rd_atomic, 1, 255));
+  if (a.latency_gap) w.latency_gap_us = parse_number_option("latency-gap", *a.latency_gap, 0, 1e6, "microseconds");
+  if (a.rate) w.rate = parse_number_option("rate", *a.rate, 1, 1e8, "messages per second per QP");
+  if (a.align) {
+    w.align = parse_size(*a.align, "align");
+    if (w.align == 0 || (w.align & (w.align - 1)) != 0 || w.align > (1ULL << 30))
+      throw ConfigError("align", *a.align, "a power of two from 1 to 1G, e.g. 64 or 4K");
+  }
+  if (a.mr) w.mr = parse_mr_mode(lower(*a.mr));
+  if (a.numa) w.numa = parse_numa(lower(*a.numa), "numa");
+  w.cq_per_qp = a.cq_per_qp;
+  w.hugepages = a.hugepages;
   if (a.cpus) {
     std::string s = *a.cpus;
     size_t start = 0;

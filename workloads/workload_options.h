@@ -14,6 +14,9 @@ struct WorkloadArgs {
       tx_depth, rx_depth, inline_size, signal_every, cq, threads, qps, cpus, mtu, timeout;
   bool all_sizes = false, bidir = false, events = false, srq = false, rdma_cm = false,
        verify = false;
+  // Engine knobs.
+  std::optional<std::string> post_list, sge, max_rd_atomic, latency_gap, rate, align, mr, numa;
+  bool cq_per_qp = false, hugepages = false;
 };
 
 // Builds and validates; throws ConfigError naming the option (long name) on any bad value.
@@ -22,6 +25,8 @@ Workload build_workload(const WorkloadArgs& a);
 // Unsigned integer option in [lo, hi]; accepts size suffixes when `sizes` is true.
 uint64_t parse_uint_option(const std::string& field, const std::string& text, uint64_t lo,
                            uint64_t hi);
+double parse_number_option(const std::string& field, const std::string& text, double lo, double hi,
+                           const std::string& unit);
 double parse_seconds_option(const std::string& field, const std::string& text, double lo, double hi);
 
 }  // namespace rdmabench

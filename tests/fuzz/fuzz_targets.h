@@ -52,8 +52,9 @@ bool expect_only_rdmabench_errors(F&& f) {
 // ---- fuzz_options -------------------------------------------------------------------------
 // The input is split on '\n'. "KEY=VALUE" sets the WorkloadArgs string named by the long option
 // (op, qp, mode, size, iters, duration, warmup, warmup-time, tx-depth, rx-depth, inline,
-// signal-every, cq, threads, qps, cpus, mtu, timeout); a bare flag name (all, bidir, events,
-// srq, rdma-cm, verify) sets that flag; anything else is ignored. build_workload() runs on the
+// signal-every, cq, threads, qps, cpus, mtu, timeout, and the engine knobs post-list, sge,
+// max-rd-atomic, latency-gap, rate, align, mr, numa); a bare flag name (all, bidir, events,
+// srq, rdma-cm, verify, cq-per-qp, hugepages) sets that flag; anything else is ignored. build_workload() runs on the
 // result; the whole input also goes, as one string, through the size and number parsers.
 inline std::optional<std::string>* options_field(WorkloadArgs& a, std::string_view key) {
   if (key == "op") return &a.op;
@@ -74,6 +75,14 @@ inline std::optional<std::string>* options_field(WorkloadArgs& a, std::string_vi
   if (key == "cpus") return &a.cpus;
   if (key == "mtu") return &a.mtu;
   if (key == "timeout") return &a.timeout;
+  if (key == "post-list") return &a.post_list;
+  if (key == "sge") return &a.sge;
+  if (key == "max-rd-atomic") return &a.max_rd_atomic;
+  if (key == "latency-gap") return &a.latency_gap;
+  if (key == "rate") return &a.rate;
+  if (key == "align") return &a.align;
+  if (key == "mr") return &a.mr;
+  if (key == "numa") return &a.numa;
   return nullptr;
 }
 
@@ -84,6 +93,8 @@ inline bool* options_flag(WorkloadArgs& a, std::string_view key) {
   if (key == "srq") return &a.srq;
   if (key == "rdma-cm") return &a.rdma_cm;
   if (key == "verify") return &a.verify;
+  if (key == "cq-per-qp") return &a.cq_per_qp;
+  if (key == "hugepages") return &a.hugepages;
   return nullptr;
 }
 

@@ -109,10 +109,11 @@ TEST(SessionMessages, PostedCountsOnePerThread) {
 }
 
 TEST(SessionMessages, SizeReply) {
-  json j = {{"type", "result"}, {"received", 10}, {"received_bytes", 640}};
+  json j = {{"type", "result"}, {"received", 10}, {"received_bytes", 640}, {"recv_post_calls", 3}};
   SizeReplyMsg r = parse_size_reply(j, false, false);
   EXPECT_EQ(r.received, 10u);
   EXPECT_EQ(r.received_bytes, 640u);
+  EXPECT_EQ(r.recv_post_calls, 3u);
   EXPECT_FALSE(r.verify_error.has_value());
   EXPECT_FALSE(r.reverse.has_value());
   // A verifying run needs the server's verdict; a bidirectional one the reverse direction.

@@ -1,0 +1,304 @@
+// The engine knobs on the testbed (README "Engine knobs"): each one must change what the device
+// is asked to do — seen in the engine's own post-call counts, the QP attributes ibv_query_qp
+// reports after connecting, the completions and payloads, the setup and memory report — and
+// show in the result document. Run inside testbed/softroce; never skips.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/engine/process.h"
+#include "workloads/result.h"
+
+namespace rdmabench::test {
+namespace {
+
+using nlohmann::json;
+
+std::string env_var(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+class Knobs : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (dev().empty()) return;
+    server_ = std::make_unique<Background>(std::vector<std::string>{
+        bin(), "server", "-d", dev(), "-x", gid(), "--bind", addr(), "-p", "0"});
+    std::string line = server_->line();
+    const std::string tag = "RDMABENCH_SERVER_READY ";
+    if (line.rfind(tag, 0) == 0)
+      port_ = std::to_string(json::parse(line.substr(tag.size())).at("port").get<int>());
+  }
+  static void TearDownTestSuite() { server_.reset(); }
+  static std::string dev() { return env_var("RDMABENCH_TEST_DEVICE"); }
+  static std::string addr() { return env_var("RDMABENCH_TEST_ADDR"); }
+  static std::string gid() { return env_var("RDMABENCH_TEST_GID_INDEX"); }
+
+  void SetUp() override {
+    ASSERT_FALSE(dev().empty() || addr().empty() || gid().empty())
+        << "RDMABENCH_TEST_DEVICE/ADDR/GID_INDEX are not set: run with testbed/softroce run";
+    ASSERT_FALSE(port_.empty()) << "the rdmabench server did not print its ready line";
+  }
+
+  RunOutput client(const std::vector<std::string>& args, json* doc) {
+    const std::string path = ::testing::TempDir() + "rb-knobs-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(counter_++) + ".json";
+    std::vector<std::string> full = {bin(), "client", addr(), "-p", port_, "-d", dev(), "-x",
+                                     gid(), "--json", path, "--timeout", "30"};
+    full.insert(full.end(), args.begin(), args.end());
+    RunOutput r = run(full, 300);
+    const std::string text = slurp(path);
+    if (doc != nullptr && !text.empty()) *doc = json::parse(text);
+    std::remove(path.c_str());
+    return r;
+  }
+
+  // A run that must succeed: exit 0, no error, a valid document, every size complete.
+  json ok(const std::vector<std::string>& args) {
+    json doc;
+    RunOutput r = client(args, &doc);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    if (doc.is_null()) {
+      ADD_FAILURE() << "no result document; stderr:\n" << r.err;
+      return json::object();
+    }
+    EXPECT_TRUE(doc["error"].is_null()) << doc["error"];
+    RunResult rr = run_result_from_json(doc);
+    for (const SizeResult& s : rr.results) {
+      EXPECT_EQ(s.error, "");
+      if (rr.workload.verify) {
+        EXPECT_TRUE(s.verified) << "size " << s.size;
+      }
+      if (rr.workload.duration_s <= 0) {
+        EXPECT_EQ(s.ops, rr.workload.effective_iterations() * rr.workload.total_qps());
+      }
+    }
+    EXPECT_TRUE(doc["setup"].contains("client")) << doc["setup"].dump();
+    EXPECT_TRUE(doc["setup"].contains("server")) << doc["setup"].dump();
+    return doc;
+  }
+
+  // A run refused with exit status != 0 and a message containing every fragment.
+  void refused(const std::vector<std::string>& args, const std::vector<std::string>& fragments) {
+    RunOutput r = client(args, nullptr);
+    EXPECT_NE(r.status, 0) << r.out;
+    for (const auto& f : fragments) EXPECT_NE(r.err.find(f), std::string::npos) << f << " in:\n" << r.err;
+  }
+
+  static inline std::unique_ptr<Background> server_;
+  static inline std::string port_;
+  static inline int counter_ = 0;
+};
+
+uint64_t u(const json& j) { return j.get<uint64_t>(); }
+
+// ---- doorbell batching ------------------------------------------------------------------------
+
+TEST_F(Knobs, PostListChainsSendsAndReceives) {
+  // 80 warm-up + 800 measured sends, lists of 8: 110 post calls each way (one per list).
+  json d = ok({"--op", "send", "-s", "1K", "-n", "800", "-l", "8", "--verify"});
+  EXPECT_EQ(d["workload"]["post_list"], 8);
+  EXPECT_EQ(d["workload"]["signal_every"], 96);
+  const json& r = d["results"][0];
+  EXPECT_EQ(u(r["sent_messages"]), 880u);
+  EXPECT_EQ(u(r["received_messages"]), 880u);
+  EXPECT_EQ(u(r["send_post_calls"]), 110u);
+  EXPECT_EQ(u(r["recv_post_calls"]), 110u);
+  // Without a list: one call per message.
+  json one = ok({"--op", "send", "-s", "1K", "-n", "800", "--verify"});
+  EXPECT_EQ(u(one["results"][0]["send_post_calls"]), 880u);
+  EXPECT_EQ(u(one["results"][0]["recv_post_calls"]), 880u);
+}
+
+TEST_F(Knobs, PostListShorterLastList) {
+  // 50 warm-up + 500 measured writes in lists of 16: 4 + 32 calls (each phase's last list is short).
+  json d = ok({"--op", "write", "-s", "256", "-n", "500", "--warmup", "50", "-l", "16", "--verify"});
+  EXPECT_EQ(u(d["results"][0]["send_post_calls"]), 36u);
+  EXPECT_EQ(u(d["results"][0]["sent_messages"]), 550u);
+}
+
+TEST_F(Knobs, PostListRefusals) {
+  refused({"--op", "send", "-l", "200"}, {"invalid post-list '200'", "tx-depth 128"});
+  refused({"--op", "send", "--mode", "lat", "-l", "4"}, {"invalid post-list", "latency mode"});
+  refused({"--op", "write", "-l", "16", "-Q", "24"}, {"invalid signal-every '24'", "post-list 16"});
+}
+
+// ---- scatter/gather ---------------------------------------------------------------------------
+
+TEST_F(Knobs, SgeSplitsEveryMessageOnBothSides) {
+  for (const auto& op : {std::string("send"), std::string("write"), std::string("read")}) {
+    SCOPED_TRACE(op);
+    json d = ok({"--op", op, "-s", "64,4K", "-n", "200", "--sge", "5", "--verify"});
+    EXPECT_EQ(d["workload"]["sge"], 5);
+    for (const char* side : {"client", "server"}) {
+      const json& a = d["setup"][side]["qp_attr"];
+      EXPECT_GE(a["max_send_sge"].get<int>(), 5) << side << a.dump();
+      EXPECT_GE(a["max_recv_sge"].get<int>(), 5) << side << a.dump();
+    }
+    if (op == "send") {
+      EXPECT_EQ(d["results"][1]["received_bytes"], 4096 * d["results"][1]["received_messages"].get<uint64_t>());
+    }
+  }
+  json ud = ok({"--op", "send", "-c", "ud", "-s", "512", "-n", "200", "--sge", "3", "--verify"});
+  EXPECT_EQ(ud["workload"]["sge"], 3);
+}
+
+TEST_F(Knobs, SgeRefusals) {
+  refused({"--op", "send", "--sge", "64"}, {"invalid sge '64'", "max_sge = 32", dev()});
+  refused({"--op", "send", "-s", "4", "--sge", "8"}, {"invalid sge '8'", "smallest message size"});
+  refused({"--op", "fetch_add", "--sge", "2"}, {"invalid sge '2'", "atomics"});
+}
+
+// ---- outstanding reads/atomics ----------------------------------------------------------------
+
+TEST_F(Knobs, MaxRdAtomicSetsTheQpAttributes) {
+  json d = ok({"--op", "read", "-s", "4K", "-n", "200", "-o", "4", "--verify"});
+  EXPECT_EQ(d["workload"]["max_rd_atomic"], 4);
+  for (const char* side : {"client", "server"}) {
+    EXPECT_EQ(d["setup"][side]["qp_attr"]["max_rd_atomic"], 4) << side;
+    EXPECT_EQ(d["setup"][side]["qp_attr"]["max_dest_rd_atomic"], 4) << side;
+  }
+  json def = ok({"--op", "fetch_add", "-n", "200", "--verify"});
+  EXPECT_EQ(def["setup"]["client"]["qp_attr"]["max_rd_atomic"], 16);  // min(device, 16)
+  json cm = ok({"-R", "--op", "read", "-s", "1K", "-n", "200", "-o", "2", "--verify"});
+  EXPECT_EQ(cm["setup"]["client"]["qp_attr"]["max_rd_atomic"], 2);
+  EXPECT_EQ(cm["setup"]["server"]["qp_attr"]["max_dest_rd_atomic"], 2);
+}
+
+TEST_F(Knobs, MaxRdAtomicRefusals) {
+  refused({"--op", "read", "-o", "200"}, {"invalid max-rd-atomic '200'", "max_qp_rd_atom = 128"});
+  refused({"--op", "write", "-c", "uc", "-o", "4"}, {"invalid max-rd-atomic '4'", "RC"});
+}
+
+// ---- latency gap and open loop ----------------------------------------------------------------
+
+TEST_F(Knobs, LatencyGapSpacesTheIterations) {
+  json d = ok({"--op", "send", "--mode", "lat", "-s", "64", "-n", "100", "--latency-gap", "3000"});
+  EXPECT_EQ(d["workload"]["latency_gap_us"], 3000.0);
+  // 99 busy-waited gaps of 3 ms lie inside the measured interval (a property of the loop).
+  EXPECT_GE(d["results"][0]["seconds"].get<double>(), 99 * 3e-3);
+  EXPECT_EQ(u(d["results"][0]["latency"]["count"]), 100u);
+}
+
+TEST_F(Knobs, OpenLoopSendsOnScheduleAndRecordsFromIntendedTimes) {
+  for (const auto& op : {std::string("send"), std::string("read"), std::string("fetch_add")}) {
+    SCOPED_TRACE(op);
+    json d = ok({"--op", op, "--mode", "lat", "-n", "200", "--rate", "300"});
+    const json& r = d["results"][0];
+    ASSERT_TRUE(r["open_loop"].is_object()) << r.dump();
+    const json& o = r["open_loop"];
+    EXPECT_EQ(o["rate"], 300.0);
+    EXPECT_EQ(u(o["sends"]), 200u);
+    EXPECT_LE(u(o["late_sends"]), 200u);
+    EXPECT_EQ(r["latency"]["kind"], "round_trip");
+    EXPECT_EQ(u(r["latency"]["count"]), 200u);
+    // A send never leaves before its intended time, so the achieved rate can exceed the
+    // requested one only by what a late first send shortens the span: (n-1) / ((n-1)/R - lag).
+    const double span = 199 / 300.0 - o["max_send_lag_ns"].get<double>() / 1e9;
+    const double achieved = o["achieved_rate"].get<double>();
+    EXPECT_GT(achieved, 0.0);
+    if (span > 0) {
+      EXPECT_LE(achieved, 199 / span * 1.0001) << o.dump();
+    }
+  }
+  json closed = ok({"--op", "send", "--mode", "lat", "-n", "100"});
+  EXPECT_TRUE(closed["results"][0]["open_loop"].is_null());
+}
+
+TEST_F(Knobs, OpenLoopRefusals) {
+  refused({"--op", "write", "--mode", "lat", "--rate", "100"}, {"invalid rate '100'", "marker"});
+  refused({"--op", "send", "--rate", "100"}, {"invalid rate '100'", "latency mode"});
+  refused({"--op", "send", "-c", "uc", "--mode", "lat", "--rate", "100"}, {"invalid rate", "RC"});
+}
+
+// ---- many QPs ---------------------------------------------------------------------------------
+
+TEST_F(Knobs, HundredsOfQpsConnectAndAllComplete) {
+  json d = ok({"--op", "write", "-s", "64", "-n", "20", "-q", "256", "-t", "8", "-r", "8", "--verify"});
+  EXPECT_EQ(u(d["results"][0]["ops"]), 20u * 256);
+  for (const char* side : {"client", "server"}) {
+    const json& s = d["setup"][side];
+    EXPECT_EQ(s["qps"], 256) << side;
+    EXPECT_EQ(s["cqs"], 1) << side;
+    EXPECT_EQ(s["mrs"], 256) << side;
+    EXPECT_GT(s["per_qp_ms"].get<double>(), 0.0) << side;
+    EXPECT_GE(s["qp_verbs_ms"]["max"].get<double>(), s["qp_verbs_ms"]["mean"].get<double>()) << side;
+  }
+}
+
+TEST_F(Knobs, CqPerQp) {
+  json d = ok({"--op", "send", "-s", "256", "-n", "50", "-q", "32", "--cq-per-qp", "--verify"});
+  EXPECT_EQ(d["workload"]["cq_per_qp"], true);
+  EXPECT_EQ(d["setup"]["client"]["cqs"], 32);
+  EXPECT_EQ(d["setup"]["server"]["cqs"], 32);
+  EXPECT_EQ(d["results"][0]["received_messages"], d["results"][0]["sent_messages"]);
+  // The same QPs sharing one CQ per thread need more entries than the device has.
+  refused({"--op", "send", "-q", "64"}, {"invalid qps '64'", "max_cqe = 32767", "--cq-per-qp"});
+}
+
+// ---- memory placement -------------------------------------------------------------------------
+
+TEST_F(Knobs, SharedMrAndAlignment) {
+  json d = ok({"--op", "write", "-s", "4K", "-n", "200", "-q", "4", "--mr", "shared", "--align", "64",
+               "--verify"});
+  for (const char* side : {"client", "server"}) {
+    const json& m = d["setup"][side]["memory"];
+    EXPECT_EQ(m["mr"], "shared") << side;
+    EXPECT_EQ(d["setup"][side]["mrs"], 1) << side;
+    EXPECT_EQ(m["buffer_address_alignment"], 64) << side;  // exactly 64, not more
+  }
+  json big = ok({"--op", "send", "-s", "1K", "-n", "100", "--align", "1M", "--verify"});
+  EXPECT_GE(u(big["setup"]["client"]["memory"]["buffer_address_alignment"]), 1u << 20);
+  json dflt = ok({"--op", "write", "-s", "1K", "-n", "100"});
+  EXPECT_GE(u(dflt["setup"]["client"]["memory"]["buffer_address_alignment"]), 4096u);
+}
+
+void set_huge_pages(int n) {
+  std::ofstream f("/proc/sys/vm/nr_hugepages");
+  f << n << "\n";
+  f.close();
+  ASSERT_TRUE(f) << "cannot write /proc/sys/vm/nr_hugepages (the testbed guest runs as root)";
+}
+
+TEST_F(Knobs, HugePages) {
+  set_huge_pages(0);
+  refused({"--op", "write", "--hugepages"}, {"invalid hugepages", "/proc/sys/vm/nr_hugepages"});
+  set_huge_pages(8);
+  json d = ok({"--op", "write", "-s", "4K", "-n", "200", "--hugepages", "--verify"});
+  set_huge_pages(0);
+  for (const char* side : {"client", "server"}) {
+    const json& m = d["setup"][side]["memory"];
+    EXPECT_EQ(m["hugepages"], true) << side;
+    const uint64_t page = u(m["huge_page_bytes"]);
+    EXPECT_GE(page, 2u << 20) << side;
+    EXPECT_EQ(u(m["mapped_bytes"]) % page, 0u) << side;
+    EXPECT_GE(u(m["buffer_address_alignment"]), page) << side;
+  }
+}
+
+TEST_F(Knobs, NumaBinding) {
+  json d = ok({"--op", "write", "-s", "1K", "-n", "100", "--numa", "0", "--verify"});
+  for (const char* side : {"client", "server"}) {
+    const json& n = d["setup"][side]["numa"];
+    EXPECT_EQ(n["node"], 0) << side;
+    EXPECT_EQ(n["buffer_node"], 0) << side;
+    EXPECT_FALSE(n["cpus"].empty()) << side;
+  }
+  // rxe sits on a veth: sysfs gives it no NUMA node, so auto binds nothing and says why.
+  json a = ok({"--op", "write", "-s", "1K", "-n", "100", "--numa", "auto"});
+  const json& n = a["setup"]["client"]["numa"];
+  EXPECT_EQ(n["device_node"], -1);
+  EXPECT_EQ(n["node"], -1);
+  EXPECT_NE(n["note"].get<std::string>().find("no NUMA node"), std::string::npos) << n.dump();
+  EXPECT_EQ(a["devices"]["client"]["numa_node"], -1);
+  refused({"--op", "write", "--numa", "7"}, {"invalid numa '7'", "0"});
+}
+
+}  // namespace
+}  // namespace rdmabench::test
