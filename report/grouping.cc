@@ -32,7 +32,9 @@ const std::vector<std::string>& series_fields() {
   static const std::vector<std::string> fields = {
       "op",       "qp",      "mode",           "cq",           "inline_size",
       "tx_depth", "threads", "qps_per_thread", "signal_every", "bidir",
-      "srq",      "connect", "device",         "transport",    "server_address"};
+      "srq",      "connect", "device",         "transport",    "server_address",
+      "post_list", "sge",    "max_rd_atomic",  "latency_gap_us", "rate",
+      "cq_per_qp", "hugepages", "align",       "mr",           "numa"};
   return fields;
 }
 
@@ -81,6 +83,21 @@ FieldValue field_value(const RunResult& r, std::string_view field) {
     return {0, device_text(r.client_device, "transport") + "/" +
                    device_text(r.client_device, "link_layer")};
   if (field == "server_address") return {0, server_host(r.server_address)};
+  if (field == "post_list") return number(field, w.post_list);
+  if (field == "sge") return number(field, w.sge);
+  if (field == "max_rd_atomic")
+    return w.max_rd_atomic == 0 ? FieldValue{0, "max_rd_atomic=default"}
+                                : number(field, w.max_rd_atomic);
+  if (field == "latency_gap_us") return number(field, w.latency_gap_us);
+  if (field == "rate") return w.rate > 0 ? number(field, w.rate) : FieldValue{0, "closed loop"};
+  if (field == "cq_per_qp")
+    return w.cq_per_qp ? FieldValue{1, "cq per qp"} : FieldValue{0, "cq per worker"};
+  if (field == "hugepages")
+    return w.hugepages ? FieldValue{1, "hugepages"} : FieldValue{0, "no hugepages"};
+  if (field == "align")
+    return w.align == 0 ? FieldValue{0, "align=page"} : number(field, static_cast<double>(w.align));
+  if (field == "mr") return enum_value(w.mr);
+  if (field == "numa") return {static_cast<double>(w.numa), "numa=" + numa_text(w.numa)};
   throw std::logic_error("unknown series field " + std::string(field));
 }
 

@@ -376,6 +376,24 @@ TEST(Grouping, GroupByNamesTheSeriesEvenWhenNothingVaries) {
   EXPECT_EQ(g.series[0].runs.size(), runs.size());
 }
 
+TEST(Grouping, EngineKnobsAreSeriesFields) {
+  // Documents of the same write bandwidth test that differ only in the post list (-l) and the MR
+  // layout: the knobs are what tells them apart.
+  std::ostringstream notes;
+  auto runs = load_results({fixture("qp/write_rc.json"), fixture("qp/write_rc.json")}, notes);
+  ASSERT_EQ(runs.size(), 2u);
+  runs[1].run.workload.post_list = 16;
+  runs[1].run.workload.mr = MrMode::kShared;
+  EXPECT_EQ(varying_fields(pointers(runs)), (std::vector<std::string>{"post_list", "mr"}));
+  Grouping g = group_runs(pointers(runs), "post_list");
+  EXPECT_EQ(labels(g), (std::vector<std::string>{"post_list=1", "post_list=16"}));
+  runs[1].run.workload.post_list = 1;
+  runs[1].run.workload.mr = MrMode::kPerQp;
+  runs[1].run.workload.numa = Workload::kNumaAuto;
+  EXPECT_EQ(labels(group_runs(pointers(runs), "")),
+            (std::vector<std::string>{"numa=auto", "numa=none"}));
+}
+
 TEST(Repetitions, GiveTheMedianWithMinAndMax) {
   TempDir out;
   plot({fixture("repeat")}, out.path());
