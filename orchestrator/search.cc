@@ -254,8 +254,8 @@ Search parse_search(const nlohmann::json& j, const std::string& path) {
   uint64_t distinct = 1;
   for (size_t i = 0; i < s.space.size(); ++i) {
     if (static_cast<int>(i) == s.line_dim) continue;
-    const uint64_t n = s.space[i].size();
-    distinct = distinct > kMaxSearchBudget ? distinct : distinct * n;
+    const uint64_t n = s.space[i].size();  // both factors capped: the product cannot overflow
+    distinct = std::min<uint64_t>(distinct, kMaxSearchBudget + 1) * std::min<uint64_t>(n, kMaxSearchBudget + 1);
   }
   if (s.budget / per > distinct)
     throw ConfigError(path + "/budget", std::to_string(s.budget),
@@ -276,16 +276,18 @@ SearchDraw draw_search(const Search& s, const std::function<std::string(const nl
   SearchDraw out;
   std::set<std::string> seen;
 
-  // The runs of one sample (coordinates in [0,1) for `dims`); `key` gets its identity.
-  auto runs_of = [&](const std::vector<double>& u, std::string& key) {
-    std::string reason;
+  // A sample's values (coordinates in [0,1) for `dims`); `reason`: why a value was refused.
+  auto sample_of = [&](const std::vector<double>& u, std::string& reason) {
     nlohmann::json base = s.fixed;
     for (size_t k = 0; k < dims.size(); ++k) {
       const SearchDimension& d = s.space[dims[k]];
       base[d.key] = dimension_value(d, stratum(u[k], d.size()), reason);
     }
-    key = base.dump();  // object keys are sorted: canonical
-    std::vector<SearchRun> runs;  // values and, for now, the reason a value was refused
+    return base;
+  };
+  // Its runs: one, or the line along the cliff's dimension; each checked by `check`.
+  auto runs_of = [&](const nlohmann::json& base, const std::string& reason) {
+    std::vector<SearchRun> runs;
     if (s.line_dim < 0) {
       runs.push_back({base, reason});
     } else {
@@ -298,8 +300,8 @@ SearchDraw draw_search(const Search& s, const std::function<std::string(const nl
           if (!r.empty()) continue;
           for (const auto& x : v) all.insert(x.get<uint64_t>());
         }
-        base["sizes"] = std::vector<uint64_t>(all.begin(), all.end());
         runs.push_back({base, reason});
+        runs.back().values["sizes"] = std::vector<uint64_t>(all.begin(), all.end());
       } else {
         for (size_t k = 0; k < d.size(); ++k) {
           SearchRun r{base, reason};
@@ -323,12 +325,13 @@ SearchDraw draw_search(const Search& s, const std::function<std::string(const nl
 
   if (s.method == SearchMethod::kLhs) {
     for (const auto& row : latin_hypercube(wanted, dims.size(), rng)) {
-      std::string key;
-      std::vector<SearchRun> runs = runs_of(row, key);
-      if (!seen.insert(key).second) {
+      std::string reason;
+      const nlohmann::json base = sample_of(row, reason);
+      if (!seen.insert(base.dump()).second) {  // object keys are sorted: a canonical text
         ++out.duplicates;
         continue;
       }
+      std::vector<SearchRun> runs = runs_of(base, reason);
       keep(runs);
     }
     return out;
@@ -341,15 +344,17 @@ SearchDraw draw_search(const Search& s, const std::function<std::string(const nl
                                              std::to_string(max_draws) + " draws",
                         "a space with at least " + std::to_string(wanted) +
                             " distinct samples the client accepts: widen the space or lower the budget");
-    std::string key;
-    std::vector<SearchRun> runs = runs_of(random_point(dims.size(), rng), key);
-    const bool any_valid =
-        std::any_of(runs.begin(), runs.end(), [](const SearchRun& r) { return r.skip_reason.empty(); });
-    if (!any_valid || seen.count(key) != 0) {
+    std::string reason;
+    const nlohmann::json base = sample_of(random_point(dims.size(), rng), reason);
+    if (!seen.insert(base.dump()).second) {  // drawn before (kept, or invalid)
       ++out.redrawn;
       continue;
     }
-    seen.insert(key);
+    std::vector<SearchRun> runs = runs_of(base, reason);
+    if (std::none_of(runs.begin(), runs.end(), [](const SearchRun& r) { return r.skip_reason.empty(); })) {
+      ++out.redrawn;
+      continue;
+    }
     keep(runs);
   }
   return out;
