@@ -1,4 +1,4 @@
-// rdmabench command line: devices, server, client, plot, export. Every error is caught here and
+// rdmabench command line: devices, server, client, sweep, plot, export, report, compare. Every error is caught here and
 // printed as one message; the exit status is 2 for bad input, 1 for a failed run.
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -13,8 +13,10 @@
 #include "harness/error.h"
 #include "harness/version.h"
 #include "orchestrator/sweep.h"
+#include "report/compare.h"
 #include "report/csv_export.h"
 #include "report/plot.h"
+#include "report/report.h"
 #include "workloads/session.h"
 #include "workloads/workload_options.h"
 
@@ -124,6 +126,27 @@ int main(int argc, char** argv) {
       ->required();
   exporter->add_option("-o,--out", export_file, "write to FILE (atomically) instead of stdout");
 
+  // report
+  ReportOptions ropt;
+  auto* report = app.add_subcommand("report", "one self-contained HTML page of results (plots/README.md)");
+  report->add_option("inputs", ropt.inputs, "result folders (a sweep's, or any *.json) or files")
+      ->required();
+  report->add_option("-o,--out", ropt.out_file, "the page (default: <first input folder>/report.html)");
+  report->add_option("--format", ropt.format, "embedded images: png or svg (default png)");
+
+  // compare
+  CompareOptions cmpopt;
+  auto* compare = app.add_subcommand(
+      "compare", "compare two result sets point by point; exit 1 on a regression (plots/README.md)");
+  compare->add_option("A", cmpopt.a, "the baseline: a result folder or file")->required();
+  compare->add_option("B", cmpopt.b, "the candidate: a result folder or file")->required();
+  compare->add_option("--threshold", cmpopt.threshold,
+                      "percent: a real change for the worse beyond this is a regression (default 5)");
+  compare->add_option("--noise-floor", cmpopt.noise_floor,
+                      "percent: the least spread assumed around each median (default 2)");
+  compare->add_option("--metric", cmpopt.metrics, "gbps, mmsg, p50, p99, p99.9 (default gbps,mmsg,p50,p99)");
+  compare->add_flag("--json", cmpopt.json, "print JSON instead of the table");
+
   // sweep
   SweepOptions swopt;
   auto* sweep = app.add_subcommand("sweep", "run a campaign of tests over host pairs (orchestrator/README.md)");
@@ -136,7 +159,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; a bad command line is bad input: 2, like every other.
+    const int status = app.exit(e);
+    return status == 0 ? 0 : 2;
   }
 
   try {
@@ -190,6 +215,13 @@ int main(int argc, char** argv) {
     if (*exporter) {
       run_export_csv(export_inputs, export_file, std::cout, std::cerr);
       return 0;
+    }
+    if (*report) {
+      std::cout << run_report(ropt, std::cerr) << std::endl;
+      return 0;
+    }
+    if (*compare) {
+      return run_compare(cmpopt, std::cout, std::cerr);
     }
     if (*sweep) {
       std::signal(SIGINT, on_signal);

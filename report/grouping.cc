@@ -44,6 +44,18 @@ void check_series_field(const std::string& field) {
   throw ConfigError("--group-by", field, allowed);
 }
 
+std::string server_host(const std::string& address) {
+  // "host:port" (the port differs between runs against `server -p 0`, as in every sweep).
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon + 1 == address.size()) return address;
+  for (size_t i = colon + 1; i < address.size(); ++i)
+    if (address[i] < '0' || address[i] > '9') return address;
+  const std::string host = address.substr(0, colon);
+  // An IPv6 address without brackets has colons of its own: then there is no port to strip.
+  if (host.find(':') != std::string::npos && !(host.front() == '[' && host.back() == ']')) return address;
+  return host;
+}
+
 FieldValue field_value(const RunResult& r, std::string_view field) {
   const Workload& w = r.workload;
   auto enum_value = [](auto v) {
@@ -68,7 +80,7 @@ FieldValue field_value(const RunResult& r, std::string_view field) {
   if (field == "transport")
     return {0, device_text(r.client_device, "transport") + "/" +
                    device_text(r.client_device, "link_layer")};
-  if (field == "server_address") return {0, r.server_address};
+  if (field == "server_address") return {0, server_host(r.server_address)};
   throw std::logic_error("unknown series field " + std::string(field));
 }
 

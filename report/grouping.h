@@ -20,11 +20,17 @@ struct FieldValue {
 
 // The parameters that can tell series apart, in display order: op, qp, mode, cq, inline_size,
 // tx_depth, threads, qps_per_thread, signal_every, bidir, srq, connect, device, transport
-// (transport/link layer of the client's device) and server_address (the host pair).
+// (transport/link layer of the client's device) and server_address (the server's host, without
+// the port).
 const std::vector<std::string>& series_fields();
 
 // Throws ConfigError("--group-by", field, <the allowed names>) unless field is one of them.
 void check_series_field(const std::string& field);
+
+// The host of a result's server_address ("198.18.0.1:18515" -> "198.18.0.1", "[fe80::1]:5" ->
+// "[fe80::1]"): the port differs between runs of a sweep (servers on free ports), the host does
+// not.
+std::string server_host(const std::string& address);
 
 // The value of `field` in `r` (field must be one of series_fields()).
 FieldValue field_value(const RunResult& r, std::string_view field);

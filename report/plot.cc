@@ -13,6 +13,31 @@
 namespace rdmabench {
 namespace fs = std::filesystem;
 
+std::vector<std::string> write_figures(const std::vector<Figure>& figures, const std::string& out_dir,
+                                       const std::string& format, const std::string& gnuplot) {
+  const fs::path out = out_dir;
+  std::vector<std::string> images;
+  for (const auto& f : figures) {
+    write_file_atomic((out / (f.name + ".dat")).string(), f.data);
+    write_file_atomic((out / (f.name + ".gp")).string(), f.script);
+    // gnuplot renders into a temporary file, renamed once it succeeded.
+    std::string image = f.name + "." + format;
+    std::string tmp = "." + image + ".tmp." + std::to_string(getpid());
+    try {
+      run_gnuplot(gnuplot, out.string(), {"-e", "output='" + tmp + "'", f.name + ".gp"});
+      if (!fs::exists(out / tmp) || fs::file_size(out / tmp) == 0)
+        throw Error("gnuplot wrote no image for " + (out / (f.name + ".gp")).string());
+      fs::rename(out / tmp, out / image);
+    } catch (...) {
+      std::error_code ec;
+      fs::remove(out / tmp, ec);
+      throw;
+    }
+    images.push_back((out / image).string());
+  }
+  return images;
+}
+
 std::vector<std::string> run_plot(const PlotOptions& opt, std::ostream& notes) {
   FigureOptions fopt;
   fopt.format = opt.format;
@@ -30,26 +55,7 @@ std::vector<std::string> run_plot(const PlotOptions& opt, std::ostream& notes) {
     if (out.empty()) out = ".";
   }
   fs::create_directories(out);
-  std::vector<std::string> images;
-  for (const auto& f : figures) {
-    write_file_atomic((out / (f.name + ".dat")).string(), f.data);
-    write_file_atomic((out / (f.name + ".gp")).string(), f.script);
-    // gnuplot renders into a temporary file, renamed once it succeeded.
-    std::string image = f.name + "." + fopt.format;
-    std::string tmp = "." + image + ".tmp." + std::to_string(getpid());
-    try {
-      run_gnuplot(gnuplot, out.string(), {"-e", "output='" + tmp + "'", f.name + ".gp"});
-      if (!fs::exists(out / tmp) || fs::file_size(out / tmp) == 0)
-        throw Error("gnuplot wrote no image for " + (out / (f.name + ".gp")).string());
-      fs::rename(out / tmp, out / image);
-    } catch (...) {
-      std::error_code ec;
-      fs::remove(out / tmp, ec);
-      throw;
-    }
-    images.push_back((out / image).string());
-  }
-  return images;
+  return write_figures(figures, out.string(), fopt.format, gnuplot);
 }
 
 }  // namespace rdmabench

@@ -26,7 +26,9 @@ ResultFile load_result_file(const std::string& path) {
                       "not an rdmabench result document (no \"tool\": {\"name\": \"rdmabench\"} "
                       "and \"results\")");
   try {
-    return ResultFile{path, run_result_from_json(j)};
+    ResultFile f{path, run_result_from_json(j), nullptr};
+    if (j.contains("point") && j["point"].is_object()) f.point = j["point"];
+    return f;
   } catch (const ConfigError& e) {
     throw ConfigError("result file", path,
                       std::string("not a valid rdmabench result: ") + e.what());

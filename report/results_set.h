@@ -11,6 +11,9 @@ namespace rdmabench {
 struct ResultFile {
   std::string path;
   RunResult run;
+  // The top-level "point" object `rdmabench sweep` adds (campaign, point_id, repetition,
+  // host_pair, ...); null for a document written by `rdmabench client --json`.
+  nlohmann::json point;
 };
 
 // Reads one result document. Throws ConfigError naming the file when it cannot be read, is not

@@ -1,4 +1,5 @@
 #include "workloads/fabric.h"
+#include "workloads/mr_access.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -172,28 +173,7 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
 
 Fabric::~Fabric() = default;
 
-int Fabric::remote_access() const noexcept {
-  // Only the access the op needs, and only on the side that is a target.
-  bool target = !is_client_ || w_.bidir || (w_.mode == Mode::kLat && (w_.op == Op::kWrite ||
-                                                                       w_.op == Op::kWriteImm));
-  int a = 0;
-  if (target) {
-    switch (w_.op) {
-      case Op::kWrite:
-      case Op::kWriteImm: a |= IBV_ACCESS_REMOTE_WRITE; break;
-      case Op::kRead: a |= IBV_ACCESS_REMOTE_READ; break;
-      case Op::kFetchAdd:
-      case Op::kCmpSwap: a |= IBV_ACCESS_REMOTE_ATOMIC; break;
-      default: break;
-    }
-  }
-  // iWARP: the sink of an RDMA read must allow remote write.
-  if (w_.op == Op::kRead && device_.is_iwarp() && (is_client_ || w_.bidir))
-    a |= IBV_ACCESS_REMOTE_WRITE;
-  if (w_.qp == QpType::kUc) a &= IBV_ACCESS_REMOTE_WRITE;
-  if (w_.qp == QpType::kUd) a = 0;
-  return a;
-}
+int Fabric::remote_access() const noexcept { return mr_remote_access(w_, is_client_, device_.is_iwarp()); }
 
 nlohmann::json Fabric::describe() const {
   nlohmann::json j = device_.info();

@@ -99,13 +99,39 @@ inline bool wait_arrival(WorkerContext& w, QpSlot& q, uint8_t marker, const char
   }
 }
 
+// Checks, every 256 calls, for an abort and for no progress since `start` (set on the first check).
+inline void check_stalled(WorkerContext& w, uint32_t spin, uint64_t& start, const char* phase,
+                          const char* waiting_for, const QpSlot& q) {
+  if ((spin & 255) != 255) return;
+  uint64_t now = w.clock->now();
+  if (start == 0) start = now;
+  if (w.control->abort.load(std::memory_order_relaxed)) [[unlikely]]
+    throw Error(std::string(phase) + ": aborted");
+  if (now - start > w.timeout_ticks) [[unlikely]]
+    throw_timeout(w, phase, std::string(waiting_for) + "; " + std::to_string(q.completed) + " of " +
+                                std::to_string(q.posted) + " sends completed");
+}
+
+// Waits for room for one more send in the send queue.
 template <Op kOp, CqMode kCq, class V>
 inline void make_room(WorkerContext& w, QpSlot& q, const char* phase) {
-  while (q.posted - q.completed + 1 > w.tx_depth) {
+  uint64_t start = 0;
+  for (uint32_t spin = 0; q.posted + 1 > q.completed + w.tx_depth; ++spin) {
     bool r = false;
     bool o = false;
-    poll_lat<kOp, kCq, V>(w, q, phase, r, o);
-    if (w.control->abort.load(std::memory_order_relaxed)) throw Error("aborted");
+    if (poll_lat<kOp, kCq, V>(w, q, phase, r, o) == 0) check_stalled(w, spin, start, phase, "waiting for send completions", q);
+  }
+}
+
+// Reaps every send completion of the phase, so that none is left in the CQ to be counted in the
+// next message size (whose counters start from zero). Latency mode signals every send.
+template <Op kOp, CqMode kCq, class V>
+inline void drain_sends(WorkerContext& w, QpSlot& q, const char* phase) {
+  uint64_t start = 0;
+  for (uint32_t spin = 0; q.completed < q.posted; ++spin) {
+    bool r = false;
+    bool o = false;
+    if (poll_lat<kOp, kCq, V>(w, q, phase, r, o) == 0) check_stalled(w, spin, start, phase, "waiting for the last send completions", q);
   }
 }
 
@@ -139,10 +165,7 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
   }
   st.t_end = clock.now();
   st.ops = i;
-  // Reap outstanding signaled sends so the next phase starts from an empty queue.
-  if (q.unsignaled != 0) {
-    // nothing signaled covers them; they complete silently with the QP's next signaled op
-  }
+  detail::drain_sends<kOp, kCq, V>(w, q, ph.name);
   ph.marker = marker;
   st.posted = q.posted;
   if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
@@ -168,6 +191,7 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
   }
   st.t_end = w.clock->now();
   st.ops = i;
+  detail::drain_sends<kOp, kCq, V>(w, q, ph.name);
   ph.marker = marker;
   st.posted = q.posted;
   if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);

@@ -8,6 +8,7 @@
 #include "harness/oob_channel.h"
 #include "harness/version.h"
 #include "workloads/session.h"
+#include "workloads/session_messages.h"
 #include "workloads/size_runner.h"
 
 namespace rdmabench {
@@ -60,22 +61,16 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
                                     {"kernel", result_.client_host.kernel},
                                     {"rdma_core", result_.client_host.rdma_core}}}};
   chan_.send(hello);
-  nlohmann::json accept = chan_.expect("accept", timeout + milliseconds(30000));
-  try {
-    const auto& h = accept.at("host");
-    result_.server_host = {h.at("hostname").get<std::string>(), h.at("kernel").get<std::string>(),
-                           h.at("rdma_core").get<std::string>()};
-    result_.server_device = accept.at("device");
-  } catch (const nlohmann::json::exception& e) {
-    throw PeerError(std::string("malformed 'accept' from the server: ") + e.what());
-  }
+  const AcceptMsg accept = parse_accept(chan_.expect("accept", timeout + milliseconds(30000)),
+                                        w_.connect == ConnectMethod::kRdmaCm);
+  result_.server_host = accept.host;
+  result_.server_device = accept.device;
   phase_ = "resource setup";
   fab_ = std::make_unique<Fabric>(w_, opt_.local, true);
   phase_ = "connection setup";
   result_.client_device = fab_->describe();
   if (w_.connect == ConnectMethod::kRdmaCm) {
-    uint16_t cm_port = accept.value("cm_port", uint16_t{0});
-    fab_->cm_connect(opt_.server, cm_port, timeout);
+    fab_->cm_connect(opt_.server, accept.cm_port, timeout);
     chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
     fab_->set_remote(side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side")));
   } else {
@@ -174,10 +169,9 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     for (auto& o : out) posted.push_back(o.posted_total);
     chan_.send({{"type", "finish"}, {"posted", posted}});
     if (w_.bidir) {
-      nlohmann::json sent = chan_.expect("sent", timeout + ms(w_.duration_s + 10));
-      const auto& sp = sent.at("posted");
-      for (uint32_t t = 0; t < T && t < sp.size(); ++t)
-        control.expected_recv[t].store(sp[t].get<uint64_t>());
+      const std::vector<uint64_t> sp =
+          parse_posted(chan_.expect("sent", timeout + ms(w_.duration_s + 10)), T);
+      for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(sp[t]);
       control.peer_finished.store(true);
     }
     join_all();
@@ -193,7 +187,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     }
     throw;
   }
-  nlohmann::json res = chan_.expect("result", timeout + ms(1));
+  const SizeReplyMsg res = parse_size_reply(chan_.expect("result", timeout + ms(1)), w_.verify, w_.bidir);
 
   // Aggregate.
   const double ns_tick = clock_.ns_per_tick();
@@ -238,23 +232,22 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
       lr.buckets.push_back({double(b.low) * unit, double(b.high) * unit, double(b.count)});
     r.latency = lr;
   }
-  r.received_messages = res.value("received", uint64_t{0});
-  r.received_bytes = res.value("received_bytes", uint64_t{0});
+  r.received_messages = res.received;
+  r.received_bytes = res.received_bytes;
   if (w_.qp != QpType::kRc && uses_recv(w_.op) && w_.mode == Mode::kBw)
     r.lost_messages = r.sent_messages > r.received_messages ? r.sent_messages - r.received_messages : 0;
-  if (w_.bidir && res.contains("reverse")) {
-    const auto& v = res["reverse"];
+  if (res.reverse) {
     DirectionResult d;
-    d.ops = v.value("ops", uint64_t{0});
+    d.ops = res.reverse->ops;
     d.bytes = d.ops * size;
-    d.seconds = v.value("seconds", 0.0);
+    d.seconds = res.reverse->seconds;
     d.gbps = gbps(d.bytes, d.seconds);
     d.mmsg_per_s = mmsg_per_s(d.ops, d.seconds);
     r.reverse = d;
   }
   // Verification: the server checked what it received; we check what came back to us.
   if (w_.verify) {
-    std::string err = res.value("verify_error", std::string());
+    std::string err = res.verify_error.value_or("");
     if (!err.empty()) err = "server: " + err;
     if (err.empty()) {
       bool check_rx = w_.op == Op::kRead ||

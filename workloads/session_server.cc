@@ -10,6 +10,7 @@
 #include "harness/oob_channel.h"
 #include "harness/version.h"
 #include "workloads/session.h"
+#include "workloads/session_messages.h"
 #include "workloads/size_runner.h"
 
 namespace rdmabench {
@@ -42,10 +43,10 @@ class ServerSession {
 
 void ServerSession::run() {
   nlohmann::json hello = chan_.expect("hello", milliseconds(10000));
-  if (hello.value("token", std::string()) != opt_.token)
+  // The token is checked before anything else in the hello is read.
+  if (hello_token(hello) != opt_.token)
     throw PeerError("the client's token does not match (use the same --token on both sides)");
-  if (!hello.contains("workload")) throw PeerError("malformed 'hello': no workload");
-  w_ = workload_from_json(hello["workload"], "/workload");
+  w_ = parse_hello(hello).workload;
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
   // Creating and connecting resources can take long on a loaded or emulated host.
   const milliseconds setup_timeout = timeout + milliseconds(60000);
@@ -116,14 +117,7 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
 }
 
 void ServerSession::run_size(const nlohmann::json& start) {
-  uint64_t size = 0;
-  size_t index = 0;
-  try {
-    size = json_uint(start.at("size"));
-    index = json_uint(start.at("index"));
-  } catch (const std::exception& e) {
-    throw PeerError(std::string("malformed 'start': ") + e.what());
-  }
+  const auto [index, size] = parse_start(start);
   if (index >= w_.sizes.size() || w_.sizes[index] != size)
     throw PeerError("protocol error: 'start' names size " + std::to_string(size) +
                     " which is not in the workload");
@@ -145,19 +139,15 @@ void ServerSession::run_size(const nlohmann::json& start) {
     for (auto& th : threads)
       if (th.joinable()) th.join();
   };
-  nlohmann::json posted;
+  std::vector<uint64_t> posted;
   try {
     chan_.send({{"type", "started"}});
     nlohmann::json fin = wait_client(&control, &out);
     if (fin["type"] != "finish")
       throw PeerError("protocol error: expected 'finish', got '" + fin["type"].get<std::string>() + "'");
-    posted = fin.value("posted", nlohmann::json::array());
-    if (!posted.is_array() || posted.size() != T)
-      throw PeerError("malformed 'finish': expected " + std::to_string(T) + " posted counts");
-    for (const auto& p : posted)
-      if (!p.is_number_unsigned()) throw PeerError("malformed 'finish': posted counts must be integers");
+    posted = parse_posted(fin, T);
     if (uses_recv(w_.op))
-      for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(posted[t].get<uint64_t>());
+      for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(posted[t]);
     control.peer_finished.store(true);
     if (w_.bidir) {
       auto deadline = std::chrono::steady_clock::now() + ms(w_.timeout_s + 5);
@@ -191,7 +181,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
       uint64_t sum = 0;
       uint64_t sent = 0;
       for (uint64_t v : fab_->rx_words()) sum += v;
-      for (const auto& p : posted) sent += p.get<uint64_t>();
+      for (uint64_t p : posted) sent += p;
       if (sum != sent)
         err = "fetch-and-add counters sum to " + std::to_string(sum) + ", expected " +
               std::to_string(sent) + " (one per operation)";

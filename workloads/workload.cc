@@ -133,6 +133,11 @@ void validate(const Workload& w) {
     throw ConfigError("signal-every", std::to_string(w.signal_every),
                       "between 1 and the send queue depth (tx-depth " +
                           std::to_string(w.tx_depth) + ")");
+  // A latency test signals every send: each one's completion is reaped before the next message
+  // size starts, which selective signaling would leave to an unknown later completion.
+  if (w.mode == Mode::kLat && w.signal_every > 1)
+    throw ConfigError("signal-every", std::to_string(w.signal_every),
+                      "1 in latency mode (every send is signaled; selective signaling is for bw)");
   if (w.inline_size < -1)
     throw ConfigError("inline", std::to_string(w.inline_size), "0 or a positive byte count");
   if (w.inline_size > 0 && is_fetch(w.op))

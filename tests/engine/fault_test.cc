@@ -29,11 +29,14 @@ class Faults : public ::testing::Test {
     ASSERT_FALSE(dev_.empty()) << "run inside testbed/softroce run (RDMABENCH_TEST_* unset)";
   }
   // Starts a server; returns it with its port filled in.
-  std::unique_ptr<Background> server(std::string& port, std::vector<std::string> extra = {}) {
+  // With `merge_log`, the server's log (stderr) comes through line() too, after the ready line.
+  std::unique_ptr<Background> server(std::string& port, std::vector<std::string> extra = {},
+                                     bool merge_log = false) {
     std::vector<std::string> a = {bin(), "server", "-d", dev_, "-x", gid_, "--bind", addr_, "-p", "0"};
     a.insert(a.end(), extra.begin(), extra.end());
-    auto s = std::make_unique<Background>(a);
+    auto s = std::make_unique<Background>(a, merge_log);
     std::string line = s->line();
+    while (merge_log && line.rfind("RDMABENCH_SERVER_READY ", 0) != 0 && !line.empty()) line = s->line();
     const std::string tag = "RDMABENCH_SERVER_READY ";
     EXPECT_EQ(line.rfind(tag, 0), 0u) << line;
     if (line.rfind(tag, 0) == 0)
@@ -71,6 +74,33 @@ class Faults : public ::testing::Test {
     RecordProperty("seconds_to_fail", std::to_string(took));
   }
 
+  // Kills the server the moment it has read the client's hello, i.e. while the client sets up
+  // (handshake, resources, connection): the client fails at once, naming the setup phase.
+  void kill_server_during_setup(std::vector<std::string> workload) {
+    std::string port;
+    auto srv = server(port, {}, true);
+    workload.insert(workload.end(), {"--timeout", "3"});
+    Background cli(client_args(port, workload), true);
+    std::string line;
+    while ((line = srv->line()).find("session with") == std::string::npos && !line.empty()) {
+    }
+    ASSERT_FALSE(line.empty()) << "the server ended before the session began";
+    srv->kill_now(SIGKILL);
+    int status = cli.wait_exit(60);
+    ASSERT_NE(status, -1) << "the client hung after its server was killed during setup";
+    std::string out = cli.rest();
+    EXPECT_EQ(status, 1) << out;
+    const bool setup_phase = out.find("handshake") != std::string::npos ||
+                             out.find("resource setup") != std::string::npos ||
+                             out.find("connection setup") != std::string::npos;
+    EXPECT_TRUE(setup_phase) << "setup phase not named:\n" << out;
+    const bool cause = out.find("closed the connection") != std::string::npos ||
+                       out.find("lost the connection") != std::string::npos ||
+                       out.find("rdma_cm") != std::string::npos || out.find("REJECTED") != std::string::npos ||
+                       out.find("UNREACHABLE") != std::string::npos;
+    EXPECT_TRUE(cause) << "cause not named:\n" << out;
+  }
+
   std::string dev_ = env("RDMABENCH_TEST_DEVICE");
   std::string addr_ = env("RDMABENCH_TEST_ADDR");
   std::string gid_ = env("RDMABENCH_TEST_GID_INDEX");
@@ -95,6 +125,16 @@ TEST_F(Faults, ServerKilledDuringLatMeasurement) {
 
 TEST_F(Faults, ServerKilledDuringRdmaCmMeasurement) {
   kill_server_during({"-R", "--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12, "measurement");
+}
+
+// The server is killed the moment it has read the client's hello, i.e. while the client sets up
+// (handshake, resources, connection): the client fails at once, naming the setup phase.
+TEST_F(Faults, ServerKilledDuringSetupTcpExchange) {
+  kill_server_during_setup({"--op", "write", "-s", "4K", "-n", "1000"});
+}
+
+TEST_F(Faults, ServerKilledDuringSetupRdmaCm) {
+  kill_server_during_setup({"-R", "--op", "write", "-s", "4K", "-n", "1000"});
 }
 
 // `rdma resource show` summary for the device: {"pd": n, "cq": n, "qp": n, "mr": n, ...}.
@@ -172,6 +212,28 @@ TEST_F(Faults, ForeignPeerIsDroppedAndServerContinues) {
   (void)n;
   ::close(fd);
   RunOutput ok = run(client_args(port, {"--op", "write", "-s", "64", "-n", "100"}), 120);
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+}
+
+// Without --bind the server listens on the address of its RDMA device's netdev only, says so in its
+// ready line, and is not reachable on other interfaces (loopback here).
+TEST_F(Faults, ServerBindsToTheDeviceAddressByDefault) {
+  Background srv({bin(), "server", "-d", dev_, "-x", gid_, "-p", "0"});
+  std::string line = srv.line();
+  const std::string tag = "RDMABENCH_SERVER_READY ";
+  ASSERT_EQ(line.rfind(tag, 0), 0u) << line;
+  nlohmann::json ready = nlohmann::json::parse(line.substr(tag.size()));
+  EXPECT_EQ(ready.at("address"), addr_) << line;
+  const int port = ready.at("port").get<int>();
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons(static_cast<uint16_t>(port));
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0)
+      << "the server is reachable on 127.0.0.1 although it should listen on " << addr_ << " only";
+  ::close(fd);
+  RunOutput ok = run(client_args(std::to_string(port), {"--op", "write", "-s", "64", "-n", "100"}), 120);
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
 }
 

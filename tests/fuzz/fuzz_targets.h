@@ -24,6 +24,7 @@
 #include "orchestrator/workload_fields.h"
 #include "workloads/fabric.h"
 #include "workloads/result.h"
+#include "workloads/session_messages.h"
 #include "workloads/workload.h"
 #include "workloads/workload_options.h"
 
@@ -182,7 +183,8 @@ inline int run_workload_json(std::string_view input) {
 // The out-of-band channel's receive path without a socket: the first 12 bytes are a frame
 // header, the rest the payload; a decoded message with a "side" member goes through
 // side_info_from_json (as an "endpoints" message does), one with a "workload" through
-// workload_from_json (as a "hello" does). Returns 1 when the payload and its members were
+// workload_from_json (as a "hello" does); hello, accept, start, finish, sent and result messages
+// also go through their readers in workloads/session_messages.h. Returns 1 when the payload and its members were
 // accepted, else 0 (the header is checked on its own: a fuzzer rarely writes the right length).
 inline int run_oob(std::span<const uint8_t> input) {
   if (input.size() < kFrameHeaderBytes) return 0;
@@ -202,6 +204,20 @@ inline int run_oob(std::span<const uint8_t> input) {
       check(nlohmann::json(back).dump() == out.dump(), "side info JSON round trip changed it", out.dump());
     }
     if (auto it = msg.find("workload"); it != msg.end()) workload_from_json(*it, "/workload");
+    // The session's readers, by message type, as the client and the server call them.
+    const std::string type = msg["type"].get<std::string>();
+    if (type == "hello") expect_only_rdmabench_errors([&] { parse_hello(msg); });
+    if (type == "accept")
+      for (bool cm : {false, true}) expect_only_rdmabench_errors([&] { parse_accept(msg, cm); });
+    if (type == "start") expect_only_rdmabench_errors([&] { parse_start(msg); });
+    if (type == "finish" || type == "sent") {
+      for (uint32_t threads : {1U, 2U, 4U}) expect_only_rdmabench_errors([&] { parse_posted(msg, threads); });
+    }
+    if (type == "result") {
+      for (bool verify : {false, true})
+        for (bool bidir : {false, true})
+          expect_only_rdmabench_errors([&] { parse_size_reply(msg, verify, bidir); });
+    }
   });
   return accepted ? 1 : 0;
 }

@@ -331,6 +331,15 @@ TEST(WorkloadValidateTest, SignalEveryAboveTxDepthIsRefused) {
   expect_refused(w, "signal-every", "65", "tx-depth 64");
 }
 
+TEST(WorkloadValidateTest, SelectiveSignalingInLatencyModeIsRefused) {
+  Workload w = make(Op::kWrite, QpType::kRc);
+  w.mode = Mode::kLat;
+  w.signal_every = 4;
+  expect_refused(w, "signal-every", "4", "1 in latency mode");
+  w.signal_every = 1;
+  EXPECT_NO_THROW(validate(w));
+}
+
 TEST(WorkloadValidateTest, InlineWithReadOrAtomicsIsRefused) {
   for (Op op : {Op::kRead, Op::kFetchAdd, Op::kCmpSwap}) {
     SCOPED_TRACE(name(op));

@@ -1,0 +1,43 @@
+#pragma once
+// What `rdmabench sweep` writes besides the result documents (orchestrator/README.md), read for
+// `rdmabench report`: DIR/index.jsonl (the status of every point), DIR/env/*.json (each host's
+// environment) and DIR/failed/*.json (the documents of failed runs). Everything here is
+// untrusted input: missing or malformed pieces are noted and left out, never fatal.
+#include <iosfwd>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace rdmabench {
+
+struct PointStatus {
+  std::string point_id;
+  std::string status;  // "ok", "failed", "skipped" (or whatever the line says)
+  std::string error;   // "" for null
+  std::string host_pair;
+  std::string time;
+  double duration_s = 0;
+  long repetition = 0;
+};
+
+struct CampaignFolder {
+  std::string dir;
+  bool has_index = false;
+  // The last line of every point id, in the order of the points' first lines.
+  std::vector<PointStatus> points;
+  size_t bad_index_lines = 0;
+  std::vector<nlohmann::json> host_envs;  // env/*.json objects, in name order
+  // failed/<point_id>.json documents (any JSON object), by point id.
+  std::map<std::string, nlohmann::json> failed_docs;
+};
+
+// The last status of every point in index.jsonl text (lines that are not objects with string
+// point_id and status are counted in `bad_lines`).
+std::vector<PointStatus> parse_point_statuses(const std::string& text, size_t* bad_lines);
+
+// Reads the campaign files of `dir`; a folder without them gives has_index false and nothing
+// else. Unreadable or malformed files are noted on `notes`.
+CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes);
+
+}  // namespace rdmabench

@@ -1,0 +1,129 @@
+#include "report/report.h"
+
+#include <stdlib.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "harness/error.h"
+#include "report/data_uri.h"
+#include "report/figures.h"
+#include "report/gnuplot.h"
+#include "report/plot.h"
+#include "report/report_html.h"
+#include "report/report_model.h"
+
+namespace rdmabench {
+namespace fs = std::filesystem;
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string name = (fs::temp_directory_path() / "rdmabench-report.XXXXXX").string();
+    if (mkdtemp(name.data()) == nullptr) throw_sys("mkdtemp", name);
+    path_ = name;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read the figure " + path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string utc_now() {
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+ReportInput load_input(const std::string& path, std::ostream& notes) {
+  ReportInput in;
+  in.path = path;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    in.runs = load_results({path}, notes);
+    return in;
+  }
+  in.campaign = read_campaign_folder(path, notes);
+  try {
+    in.runs = load_results({path}, notes);
+  } catch (const ConfigError&) {
+    // A sweep in which every point failed has an index but no result document.
+    if (!in.campaign->has_index || in.campaign->points.empty()) throw;
+  }
+  return in;
+}
+
+bool any_success(const std::vector<ReportInput>& inputs) {
+  for (const auto& in : inputs)
+    for (const auto& f : in.runs)
+      for (const auto& s : f.run.results)
+        if (s.error.empty()) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string run_report(const ReportOptions& opt, std::ostream& notes) {
+  if (opt.format != "png" && opt.format != "svg")
+    throw ConfigError("--format", opt.format, "png or svg (the images a web page shows)");
+  if (opt.inputs.empty()) throw ConfigError("results", "", "name at least one result folder or file");
+  std::vector<ReportInput> inputs;
+  for (const auto& p : opt.inputs) inputs.push_back(load_input(p, notes));
+
+  std::vector<ResultFile> runs;
+  for (const auto& in : inputs) runs.insert(runs.end(), in.runs.begin(), in.runs.end());
+  std::vector<Figure> figures;
+  if (any_success(inputs)) {
+    FigureOptions fopt;
+    fopt.format = opt.format;
+    figures = make_figures(runs, fopt, notes);
+  } else {
+    notes << "rdmabench: note: no successful measurement; the report has no figures\n";
+  }
+  const std::string gnuplot = figures.empty() ? "" : find_gnuplot();
+
+  fs::path out = opt.out_file;
+  if (out.empty()) {
+    fs::path first = opt.inputs.at(0);
+    out = (fs::is_directory(first) ? first : first.parent_path()) / "report.html";
+  }
+  std::error_code ec;
+  if (fs::is_directory(out, ec))
+    throw ConfigError("--out", out.string(), "a file name (it is a folder)");
+
+  std::vector<EmbeddedFigure> embedded;
+  if (!figures.empty()) {
+    TempDir tmp;
+    std::vector<std::string> images = write_figures(figures, tmp.path().string(), opt.format, gnuplot);
+    for (size_t i = 0; i < figures.size(); ++i)
+      embedded.push_back({figures[i].name, figure_title(figures[i].name),
+                          data_uri(image_mime(opt.format), read_binary(images[i]))});
+  }
+  const std::string html = render_report_html(build_report_model(inputs), embedded, utc_now());
+  if (out.has_parent_path()) fs::create_directories(out.parent_path());
+  write_file_atomic(out.string(), html);
+  return out.string();
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,210 @@
+#include "report/report_html.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "harness/version.h"
+#include "report/html.h"
+#include "workloads/workload.h"
+
+namespace rdmabench {
+namespace {
+
+constexpr const char* kStyle = R"css(
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2em auto;
+       max-width: 1100px; padding: 0 1em; color: #1b1b1b; line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: .2em; }
+h2 { border-bottom: 2px solid #0072B2; padding-bottom: .2em; margin-top: 2em; }
+h3 { margin-bottom: .3em; }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: .92em; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: #eef3f8; }
+td.time { white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num small { color: #666; display: block; }
+table.kv th { width: 14em; }
+code { font-size: .9em; background: #f4f4f4; padding: 0 .2em; }
+pre { background: #fbf3f3; border: 1px solid #e0b4b4; padding: .5em; white-space: pre-wrap;
+      word-break: break-word; max-height: 20em; overflow: auto; margin: 0; font-size: .85em; }
+.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 1em; }
+figure { margin: 0; } figure img { width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { color: #444; font-size: .9em; }
+.bad { color: #b00020; font-weight: bold; } .ok { color: #007a3d; font-weight: bold; }
+.settings, .points { color: #444; font-size: .88em; margin: .2em 0; }
+footer { margin-top: 3em; color: #666; font-size: .85em; }
+)css";
+
+std::string esc(const std::string& s) { return html_escape(s); }
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, std::abs(v) >= 1000 ? "%.0f" : "%.4g", v);
+  return buf;
+}
+
+// A cell: the median, with min-max below it for repetitions.
+std::string cell(const std::optional<Spread>& s) {
+  if (!s) return "<td class=\"num\">&mdash;</td>";
+  std::string t = "<td class=\"num\">" + num(s->median);
+  if (s->n > 1) t += "<small>" + num(s->min) + "&ndash;" + num(s->max) + "</small>";
+  return t + "</td>";
+}
+
+std::string or_dash(const std::string& s) { return s.empty() ? "&mdash;" : esc(s); }
+
+std::string list_text(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void summary(std::string& h, const ReportModel& m) {
+  const ReportSummary& s = m.summary;
+  h += "<section id=\"summary\"><table class=\"kv\">\n";
+  auto row = [&](const std::string& k, const std::string& v_html) {
+    h += "<tr><th>" + k + "</th><td>" + v_html + "</td></tr>\n";
+  };
+  row("Campaign", s.campaigns.empty() ? "&mdash; (result files, not a sweep)" : esc(list_text(s.campaigns)));
+  std::string inputs;
+  for (const auto& i : s.inputs) inputs += (inputs.empty() ? "" : "<br>") + ("<code>" + esc(i) + "</code>");
+  row("Inputs", inputs);
+  row("Dates (UTC)", s.first_time.empty() ? "&mdash;"
+                                          : esc(s.first_time) + " &ndash; " + esc(s.last_time));
+  row("Points", "<span class=\"ok\" id=\"points-ok\">" + std::to_string(s.points_ok) + " ok</span>, " +
+                    "<span class=\"" + std::string(s.points_failed ? "bad" : "ok") + "\" id=\"points-failed\">" +
+                    std::to_string(s.points_failed) + " failed</span>" +
+                    (s.points_skipped ? ", " + std::to_string(s.points_skipped) + " skipped as invalid" : "") +
+                    " (" + std::to_string(s.documents) + " result documents)");
+  row("rdmabench version", s.versions.empty() ? "&mdash;" : esc(list_text(s.versions)));
+  h += "</table></section>\n";
+}
+
+void figures_section(std::string& h, const std::vector<EmbeddedFigure>& figures) {
+  if (figures.empty()) return;
+  h += "<section id=\"figures\"><h2>Figures</h2>\n<p class=\"settings\">Median of the repetitions, "
+       "error bars from the smallest to the largest (<code>rdmabench plot</code>).</p>\n"
+       "<div class=\"figures\">\n";
+  for (const auto& f : figures)
+    h += "<figure id=\"figure-" + esc(f.name) + "\"><img class=\"figure\" alt=\"" + esc(f.title) +
+         "\" src=\"" + f.uri + "\"><figcaption>" + esc(f.title) + "</figcaption></figure>\n";
+  h += "</div></section>\n";
+}
+
+void results_section(std::string& h, const ReportModel& m) {
+  h += "<section id=\"results\"><h2>Results</h2>\n<p class=\"settings\">One table per workload; "
+       "with repetitions each cell is the median with the smallest and largest value below it. "
+       "Gb/s and Mmsg/s add both directions for bidirectional runs; CPU is the worker threads' "
+       "user + system time over the measured interval (100 % = one core).</p>\n";
+  for (size_t i = 0; i < m.workloads.size(); ++i) {
+    const WorkloadTable& t = m.workloads[i];
+    h += "<section class=\"workload\" id=\"workload-" + std::to_string(i + 1) + "\"><h3>" + esc(t.label) +
+         "</h3>\n<p class=\"settings\">" + esc(t.settings) + "</p>\n<p class=\"points\">" +
+         std::to_string(t.points.size()) + (t.points.size() == 1 ? " run: " : " runs: ");
+    for (size_t k = 0; k < t.points.size(); ++k)
+      h += std::string(k ? ", " : "") + "<code class=\"point\" data-point=\"" + esc(t.points[k]) + "\">" +
+           esc(t.points[k]) + "</code>";
+    std::string lat = t.latency_kind == "half_round_trip" ? " (half round trip)"
+                      : t.latency_kind == "round_trip"    ? " (round trip)"
+                                                          : "";
+    h += "</p>\n<table class=\"results\"><thead><tr><th>size</th><th>runs</th><th>Gb/s</th>"
+         "<th>Mmsg/s</th><th>p50 &micro;s" + lat + "</th><th>p99 &micro;s</th><th>p99.9 &micro;s</th>"
+         "<th>CPU %</th><th>errors</th></tr></thead><tbody>\n";
+    for (const auto& r : t.rows) {
+      h += "<tr class=\"size-row\" data-size=\"" + std::to_string(r.size) + "\"><td>" +
+           esc(format_size(r.size)) + "</td><td class=\"num\">" + std::to_string(r.runs) + "</td>" +
+           cell(r.gbps) + cell(r.mmsg) + cell(r.p50_us) + cell(r.p99_us) + cell(r.p999_us) +
+           cell(r.cpu_pct) + "<td>";
+      for (const auto& e : r.errors) h += "<span class=\"bad\">" + esc(e) + "</span><br>";
+      h += "</td></tr>\n";
+    }
+    h += "</tbody></table></section>\n";
+  }
+  h += "</section>\n";
+}
+
+void failures_section(std::string& h, const ReportModel& m) {
+  h += "<section id=\"failures\"><h2>Failed points (" + std::to_string(m.failed.size()) + ")</h2>\n";
+  if (m.failed.empty()) {
+    h += "<p class=\"ok\">None.</p>\n";
+  } else {
+    h += "<table class=\"failures\"><thead><tr><th>point</th><th>host pair</th><th>time</th>"
+         "<th>workload</th><th>error</th></tr></thead><tbody>\n";
+    for (const auto& f : m.failed)
+      h += "<tr class=\"failed-point\" data-point=\"" + esc(f.id) + "\"><td><code>" + esc(f.id) +
+           "</code></td><td>" + or_dash(f.host_pair) + "</td><td class=\"time\">" + or_dash(f.time) +
+           "</td><td>" + or_dash(f.workload) + "</td><td><pre>" + esc(f.error) + "</pre></td></tr>\n";
+    h += "</tbody></table>\n";
+  }
+  if (!m.skipped.empty()) {
+    h += "<details><summary>" + std::to_string(m.skipped.size()) +
+         " point(s) skipped as invalid combinations</summary><table><tbody>\n";
+    for (const auto& s : m.skipped)
+      h += "<tr class=\"skipped-point\"><td><code>" + esc(s.id) + "</code></td><td>" + esc(s.reason) + "</td></tr>\n";
+    h += "</tbody></table></details>\n";
+  }
+  h += "</section>\n";
+}
+
+void environment_section(std::string& h, const ReportModel& m) {
+  h += "<section id=\"environment\"><h2>Hosts and devices</h2>\n";
+  if (!m.host_envs.empty()) {
+    h += "<h3>Captured before the campaign (<code>env/</code>)</h3>\n";
+    for (const auto& e : m.host_envs) {
+      h += "<table class=\"kv host-env\"><tbody>\n<tr><th>host</th><td><code>" + esc(e.host) +
+           "</code></td></tr>\n<tr><th>captured at</th><td>" + or_dash(e.captured_at) +
+           "</td></tr>\n<tr><th>rdmabench</th><td>" + or_dash(e.rdmabench_version) + " (" +
+           or_dash(e.rdmabench) + ")</td></tr>\n<tr><th>kernel</th><td>" + or_dash(e.kernel) +
+           "</td></tr>\n<tr><th>rdma-core</th><td>" + or_dash(e.rdma_core) + "</td></tr>\n";
+      for (const auto& d : e.devices)
+        h += "<tr><th>device " + esc(d.name) + "</th><td>transport " + or_dash(d.transport) + ", firmware " +
+             or_dash(d.fw_ver) + ", vendor " + or_dash(d.vendor) + ", node GUID " + or_dash(d.node_guid) +
+             "<br>" + or_dash(d.ports) + "</td></tr>\n";
+      if (!e.error.empty())
+        h += "<tr><th>devices</th><td class=\"bad\">" + esc(e.error) + "</td></tr>\n";
+      h += "</tbody></table>\n";
+    }
+  }
+  h += "<h3>As the runs saw them</h3>\n<table class=\"hosts\"><thead><tr><th>role</th><th>host</th>"
+       "<th>kernel</th><th>rdma-core</th><th>device</th><th>transport / link layer</th><th>GID type</th>"
+       "<th>firmware</th><th>hw</th><th>vendor:part</th><th>link</th><th>MTU</th></tr></thead><tbody>\n";
+  for (const auto& r : m.hosts)
+    h += "<tr><td>" + esc(r.role) + "</td><td>" + or_dash(r.hostname) + "</td><td>" + or_dash(r.kernel) +
+         "</td><td>" + or_dash(r.rdma_core) + "</td><td>" + or_dash(r.device) + "</td><td>" +
+         or_dash(r.transport) + " / " + or_dash(r.link_layer) + "</td><td>" + or_dash(r.gid_type) +
+         "</td><td>" + or_dash(r.fw_ver) + "</td><td>" + or_dash(r.hw_ver) + "</td><td>" +
+         or_dash(r.vendor) + "</td><td>" + or_dash(r.link) + "</td><td>" + or_dash(r.mtu) + "</td></tr>\n";
+  h += "</tbody></table></section>\n";
+}
+
+}  // namespace
+
+std::string figure_title(const std::string& name) {
+  if (name == "bandwidth") return "Bandwidth (Gb/s) vs message size";
+  if (name == "msgrate") return "Message rate (Mmsg/s) vs message size";
+  if (name == "latency") return "Latency percentiles (p50, p99, p99.9) vs message size";
+  if (name == "latency_cdf") return "Latency distribution (CDF) at the smallest size";
+  if (name == "latency_hist") return "Latency histogram at the smallest size";
+  return name;
+}
+
+std::string render_report_html(const ReportModel& m, const std::vector<EmbeddedFigure>& figures,
+                               const std::string& generated_at) {
+  const std::string title =
+      "rdmabench report" + (m.summary.campaigns.empty() ? "" : ": " + list_text(m.summary.campaigns));
+  std::string h;
+  h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+       "<meta name=\"rdmabench-figures\" content=\"" + std::to_string(figures.size()) + "\">\n"
+       "<title>" + esc(title) + "</title>\n<style>" + kStyle + "</style></head>\n<body>\n<h1>" +
+       esc(title) + "</h1>\n";
+  summary(h, m);
+  figures_section(h, figures);
+  results_section(h, m);
+  failures_section(h, m);
+  environment_section(h, m);
+  h += "<footer>Generated by rdmabench " + esc(kVersion) + " at " + esc(generated_at) +
+       " (<code>rdmabench report</code>).</footer>\n</body></html>\n";
+  return h;
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,250 @@
+#include "report/report_model.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "report/workload_id.h"
+
+namespace rdmabench {
+namespace {
+
+// Text of a JSON member whatever its type (untrusted documents): strings as they are, numbers
+// and booleans printed, anything else "".
+std::string text_of(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  if (it == j.end()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number() || it->is_boolean()) return it->dump();
+  return "";
+}
+
+std::string hex_id(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_unsigned()) return text_of(j, key);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(j[key].get<uint64_t>()));
+  return buf;
+}
+
+std::string vendor_of(const nlohmann::json& dev) {
+  std::string v = hex_id(dev, "vendor_id"), p = hex_id(dev, "vendor_part_id");
+  return v.empty() && p.empty() ? "" : v + ":" + p;
+}
+
+std::string strip_tool_name(std::string v) {
+  if (v.rfind("rdmabench ", 0) == 0) v = v.substr(10);
+  return v;
+}
+
+template <typename T>
+void add_unique(std::vector<T>& v, const T& x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+std::string point_name(const ResultFile& f) {
+  if (f.point.is_object() && f.point.contains("point_id") && f.point["point_id"].is_string())
+    return f.point["point_id"].get<std::string>();
+  return f.path;
+}
+
+std::string host_pair_of(const ResultFile& f) { return text_of(f.point, "host_pair"); }
+
+HostRow host_row(const std::string& role, const HostInfo& h, const nlohmann::json& dev) {
+  HostRow r;
+  r.role = role;
+  r.hostname = h.hostname;
+  r.kernel = h.kernel;
+  r.rdma_core = h.rdma_core;
+  r.device = text_of(dev, "name");
+  r.transport = text_of(dev, "transport");
+  r.link_layer = text_of(dev, "link_layer");
+  r.fw_ver = text_of(dev, "fw_ver");
+  r.hw_ver = text_of(dev, "hw_ver");
+  r.vendor = vendor_of(dev);
+  std::string speed = text_of(dev, "speed_gbps"), width = text_of(dev, "width");
+  if (!speed.empty()) r.link = speed + " Gb/s" + (width.empty() ? "" : " (" + width + ")");
+  r.mtu = text_of(dev, "active_mtu");
+  r.gid_type = text_of(dev, "gid_type");
+  return r;
+}
+
+HostEnv host_env(const nlohmann::json& j) {
+  HostEnv e;
+  e.host = text_of(j, "host");
+  e.captured_at = text_of(j, "captured_at");
+  e.rdmabench = text_of(j, "rdmabench");
+  e.rdmabench_version = text_of(j, "rdmabench_version");
+  e.kernel = text_of(j, "kernel");
+  e.rdma_core = text_of(j, "rdma_core");
+  e.error = text_of(j, "devices_error");
+  if (j.contains("devices") && j["devices"].is_array()) {
+    for (const auto& d : j["devices"]) {
+      if (!d.is_object()) continue;
+      HostEnv::DeviceRow row{text_of(d, "name"), text_of(d, "transport"), text_of(d, "fw_ver"),
+                             text_of(d, "node_guid"), vendor_of(d), ""};
+      if (d.contains("ports") && d["ports"].is_array()) {
+        for (const auto& p : d["ports"]) {
+          if (!p.is_object()) continue;
+          std::string t = "port " + text_of(p, "port") + ": " + text_of(p, "state") + ", " +
+                          text_of(p, "link_layer") + ", MTU " + text_of(p, "active_mtu") + ", " +
+                          text_of(p, "speed_gbps") + " Gb/s " + text_of(p, "width");
+          if (!row.ports.empty()) row.ports += "; ";
+          row.ports += t;
+        }
+      }
+      e.devices.push_back(std::move(row));
+    }
+  }
+  return e;
+}
+
+std::string raw_workload_label(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("workload")) return "";
+  const auto& w = doc["workload"];
+  std::string s = text_of(w, "op") + " " + text_of(w, "qp") + " " + text_of(w, "mode");
+  if (w.is_object() && w.contains("sizes") && w["sizes"].is_array()) {
+    std::string sizes;
+    for (const auto& x : w["sizes"])
+      if (x.is_number_unsigned()) sizes += (sizes.empty() ? "" : ",") + format_size(x.get<uint64_t>());
+    if (!sizes.empty()) s += ", sizes " + sizes;
+  }
+  return s;
+}
+
+}  // namespace
+
+ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
+  ReportModel m;
+  ReportSummary& sum = m.summary;
+  std::vector<std::string> times;
+  auto note_time = [&](const std::string& t) {
+    if (!t.empty()) times.push_back(t);
+  };
+  auto note_campaign = [&](const nlohmann::json& point) {
+    std::string c = text_of(point, "campaign");
+    if (!c.empty()) add_unique(sum.campaigns, c);
+  };
+
+  std::vector<const ResultFile*> runs;
+  for (const auto& in : inputs) {
+    sum.inputs.push_back(in.path);
+    for (const auto& f : in.runs) runs.push_back(&f);
+    sum.documents += in.runs.size();
+    const bool indexed = in.campaign && in.campaign->has_index;
+    if (!indexed) {
+      for (const auto& f : in.runs) (f.run.error.empty() ? sum.points_ok : sum.points_failed)++;
+    }
+    if (!in.campaign) continue;
+    const CampaignFolder& c = *in.campaign;
+    for (const auto& env : c.host_envs) {
+      m.host_envs.push_back(host_env(env));
+      std::string v = strip_tool_name(m.host_envs.back().rdmabench_version);
+      if (!v.empty()) add_unique(sum.versions, v);
+    }
+    for (const auto& p : c.points) {
+      note_time(p.time);
+      if (p.status == "ok") {
+        ++sum.points_ok;
+      } else if (p.status == "skipped") {
+        ++sum.points_skipped;
+        m.skipped.push_back({p.point_id, p.error});
+      } else {
+        ++sum.points_failed;
+        FailedPoint fp{p.point_id, p.host_pair, p.time, "", p.error.empty() ? "status " + p.status : p.error};
+        auto it = c.failed_docs.find(p.point_id);
+        if (it != c.failed_docs.end()) {
+          fp.workload = raw_workload_label(it->second);
+          note_time(text_of(it->second, "start_time"));
+          if (it->second.contains("point")) note_campaign(it->second["point"]);
+          if (it->second.contains("tool"))
+            if (std::string v = text_of(it->second["tool"], "version"); !v.empty()) add_unique(sum.versions, v);
+        }
+        m.failed.push_back(std::move(fp));
+      }
+    }
+  }
+
+  // Hosts as the runs saw them, and the summary's times and versions.
+  std::set<HostRow> seen_hosts;
+  for (const auto* f : runs) {
+    note_time(f->run.start_time);
+    note_campaign(f->point);
+    if (!f->run.tool_version.empty()) add_unique(sum.versions, f->run.tool_version);
+    for (HostRow r : {host_row("client", f->run.client_host, f->run.client_device),
+                      host_row("server", f->run.server_host, f->run.server_device)})
+      if (seen_hosts.insert(r).second) m.hosts.push_back(r);
+    if (!f->run.error.empty())
+      m.failed.push_back({point_name(*f), host_pair_of(*f), f->run.start_time,
+                          workload_label(workload_id(*f), {}), f->run.error});
+  }
+  if (!times.empty()) {
+    sum.first_time = *std::min_element(times.begin(), times.end());
+    sum.last_time = *std::max_element(times.begin(), times.end());
+  }
+
+  // One table per workload identity, repetitions pooled.
+  std::vector<std::string> order;
+  std::map<std::string, WorkloadId> ids;
+  std::map<std::string, std::vector<const ResultFile*>> by_key;
+  for (const auto* f : runs) {
+    WorkloadId id = workload_id(*f);
+    if (!ids.count(id.key)) {
+      order.push_back(id.key);
+      ids[id.key] = id;
+    }
+    by_key[id.key].push_back(f);
+  }
+  std::vector<const WorkloadId*> all_ids;
+  for (const auto& [k, id] : ids) all_ids.push_back(&id);
+  const std::vector<std::string> extra = differing_fields(all_ids);
+  for (const auto& key : order) {
+    WorkloadTable t;
+    t.label = workload_label(ids.at(key), extra);
+    t.settings = workload_settings(ids.at(key));
+    std::map<uint64_t, std::vector<std::pair<const ResultFile*, const SizeResult*>>> sizes;
+    for (const auto* f : by_key.at(key)) {
+      t.points.push_back(point_name(*f));
+      for (const auto& s : f->run.results) sizes[s.size].push_back({f, &s});
+    }
+    for (const auto& [size, list] : sizes) {
+      SizeRow row;
+      row.size = size;
+      std::vector<double> gbps, mmsg, p50, p99, p999, cpu;
+      for (const auto& [f, s] : list) {
+        if (!s->error.empty()) {
+          row.errors.push_back(point_name(*f) + ": " + s->error);
+          m.failed.push_back({point_name(*f) + " (size " + format_size(size) + ")", host_pair_of(*f),
+                              f->run.start_time, t.label, s->error});
+          continue;
+        }
+        ++row.runs;
+        gbps.push_back(s->gbps + (s->reverse ? s->reverse->gbps : 0));
+        mmsg.push_back(s->mmsg_per_s + (s->reverse ? s->reverse->mmsg_per_s : 0));
+        cpu.push_back(s->cpu.utilization * 100);
+        if (s->latency) {
+          if (t.latency_kind.empty()) t.latency_kind = s->latency->kind;
+          p50.push_back(s->latency->summary.p50 / 1000);
+          p99.push_back(s->latency->summary.p99 / 1000);
+          p999.push_back(s->latency->summary.p999 / 1000);
+        }
+      }
+      if (!gbps.empty()) {
+        row.gbps = spread_of(gbps);
+        row.mmsg = spread_of(mmsg);
+        row.cpu_pct = spread_of(cpu);
+      }
+      if (!p50.empty()) {
+        row.p50_us = spread_of(p50);
+        row.p99_us = spread_of(p99);
+        row.p999_us = spread_of(p999);
+      }
+      t.rows.push_back(std::move(row));
+    }
+    m.workloads.push_back(std::move(t));
+  }
+  return m;
+}
+
+}  // namespace rdmabench

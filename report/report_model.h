@@ -1,0 +1,83 @@
+#pragma once
+// What `rdmabench report` shows, gathered from the result documents and the campaign folders
+// (pure: no files are read here; report.cc does that, report_html.cc renders it).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/campaign_folder.h"
+#include "report/results_set.h"
+#include "report/spread.h"
+
+namespace rdmabench {
+
+// One input argument and what was read from it.
+struct ReportInput {
+  std::string path;
+  std::vector<ResultFile> runs;           // the ok documents (DIR/*.json or the file)
+  std::optional<CampaignFolder> campaign;  // for folders
+};
+
+struct ReportSummary {
+  std::vector<std::string> campaigns;  // point.campaign names (empty without a sweep)
+  std::vector<std::string> inputs;
+  std::string first_time, last_time;   // ISO 8601 UTC
+  size_t documents = 0;                // result documents shown
+  size_t points_ok = 0, points_failed = 0, points_skipped = 0;
+  std::vector<std::string> versions;   // rdmabench versions of the runs and hosts
+};
+
+// A host and device as a run's document describes it.
+struct HostRow {
+  std::string role;  // "client" or "server"
+  std::string hostname, kernel, rdma_core;
+  std::string device, transport, link_layer, fw_ver, hw_ver, vendor, link, mtu, gid_type;
+  auto operator<=>(const HostRow&) const = default;
+};
+
+// A host's environment record (DIR/env/<host>.json).
+struct HostEnv {
+  std::string host, captured_at, rdmabench, rdmabench_version, kernel, rdma_core, error;
+  struct DeviceRow {
+    std::string name, transport, fw_ver, node_guid, vendor, ports;
+  };
+  std::vector<DeviceRow> devices;
+};
+
+struct SizeRow {
+  uint64_t size = 0;
+  size_t runs = 0;  // documents in which this size succeeded
+  std::optional<Spread> gbps, mmsg, p50_us, p99_us, p999_us, cpu_pct;
+  std::vector<std::string> errors;  // of the documents in which it failed
+};
+
+struct WorkloadTable {
+  std::string label;     // "write rc bw" (+ the fields that tell the workloads apart)
+  std::string settings;  // every other workload field
+  std::string latency_kind;  // "half_round_trip" / "round_trip" / ""
+  std::vector<std::string> points;  // point ids (or file paths without a sweep)
+  std::vector<SizeRow> rows;
+};
+
+struct FailedPoint {
+  std::string id;  // point id or file path
+  std::string host_pair, time, workload, error;
+};
+
+struct SkippedPoint {
+  std::string id, reason;
+};
+
+struct ReportModel {
+  ReportSummary summary;
+  std::vector<HostEnv> host_envs;
+  std::vector<HostRow> hosts;
+  std::vector<WorkloadTable> workloads;
+  std::vector<FailedPoint> failed;    // failed points, failed runs and failed sizes
+  std::vector<SkippedPoint> skipped;
+};
+
+ReportModel build_report_model(const std::vector<ReportInput>& inputs);
+
+}  // namespace rdmabench

@@ -1,0 +1,121 @@
+// The latency loops' send accounting (workloads/lat_datapath.h), driven by a verbs policy that
+// completes sends late: the peer's reply is seen before the local send completion, as happens on
+// RC when the reply overtakes the ACK's processing. A phase must reap all of its own send
+// completions before it returns, so that none is counted in the next message size (whose
+// counters start from zero): a stale one made completed > posted and the send-queue room check
+// spin forever (seen on the testbed as a write-latency stall at the second size).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "harness/clock.h"
+#include "harness/histogram.h"
+#include "workloads/lat_datapath.h"
+#include "workloads/worker_context.h"
+
+namespace rdmabench {
+namespace {
+
+// Each post answers with a receive at once; the post's own completion is held back until the
+// poll after next.
+struct LateSendVerbs {
+  static inline std::vector<ibv_wc> ready;
+  static inline std::vector<ibv_wc> held;
+  static inline uint64_t post_calls = 0;
+
+  static void reset() {
+    ready.clear();
+    held.clear();
+    post_calls = 0;
+  }
+  static ibv_wc wc(uint64_t wr_id, ibv_wc_opcode op) {
+    ibv_wc c{};
+    c.wr_id = wr_id;
+    c.status = IBV_WC_SUCCESS;
+    c.opcode = op;
+    return c;
+  }
+  static int post_send(ibv_qp*, ibv_send_wr* wr, ibv_send_wr**) noexcept {
+    ++post_calls;
+    ready.push_back(wc(0, IBV_WC_RECV));
+    if ((wr->send_flags & IBV_SEND_SIGNALED) != 0) held.push_back(wc(wr->wr_id, IBV_WC_SEND));
+    return 0;
+  }
+  static int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**) noexcept { return 0; }
+  static int post_srq_recv(ibv_srq*, ibv_recv_wr*, ibv_recv_wr**) noexcept { return 0; }
+  static int poll_cq(ibv_cq*, int n, ibv_wc* out) noexcept {
+    int k = 0;
+    while (k < n && !ready.empty()) {
+      out[k++] = ready.front();
+      ready.erase(ready.begin());
+    }
+    // What was held becomes ready for the next poll.
+    ready.insert(ready.end(), held.begin(), held.end());
+    held.clear();
+    return k;
+  }
+};
+
+struct Rig {
+  Clock clock = Clock::calibrate();
+  WorkerControl control{1};
+  WorkerContext ctx;
+  Rig() {
+    LateSendVerbs::reset();
+    ctx.qps.resize(1);
+    ctx.clock = &clock;
+    ctx.control = &control;
+    ctx.tx_depth = 4;
+    ctx.signal_every = 1;
+    // A stall fails the test with a TimeoutError instead of hanging it (not a speed limit).
+    ctx.timeout_ticks = static_cast<uint64_t>(10e9 / clock.ns_per_tick());
+  }
+  void next_size() {  // what Fabric::prepare_size does to the counters
+    QpSlot& q = ctx.qps[0];
+    q.posted = q.completed = 0;
+    q.unsignaled = 0;
+  }
+};
+
+TEST(LatDatapath, PingReapsItsSendCompletionsBeforeReturning) {
+  Rig rig;
+  Histogram hist(1ULL << 40, 0.01);
+  for (uint64_t iters : {1ULL, 7ULL, 100ULL}) {
+    SCOPED_TRACE(iters);
+    rig.next_size();
+    LatPhase ph{"measurement", iters, 0, &hist, 0};
+    PhaseStats st = run_lat_ping<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+    EXPECT_EQ(st.ops, iters);
+    EXPECT_EQ(rig.ctx.qps[0].posted, iters);
+    EXPECT_EQ(rig.ctx.qps[0].completed, iters);
+    EXPECT_TRUE(LateSendVerbs::ready.empty() && LateSendVerbs::held.empty())
+        << "a completion was left in the CQ for the next size";
+  }
+  EXPECT_EQ(LateSendVerbs::post_calls, 108u);
+}
+
+TEST(LatDatapath, PongReapsItsSendCompletionsBeforeReturning) {
+  Rig rig;
+  // The pong answers what arrives: prime one receive per expected ping.
+  for (uint64_t iters : {1ULL, 50ULL}) {
+    SCOPED_TRACE(iters);
+    rig.next_size();
+    LateSendVerbs::ready.push_back(LateSendVerbs::wc(0, IBV_WC_RECV));
+    LatPhase ph{"pong", iters, 0, nullptr, 0};
+    // Each pong post also "delivers" the next ping (the fake answers every post with a receive).
+    PhaseStats st = run_lat_pong<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+    EXPECT_EQ(st.ops, iters);
+    EXPECT_EQ(rig.ctx.qps[0].completed, rig.ctx.qps[0].posted);
+    EXPECT_TRUE(LateSendVerbs::held.empty());
+    // The last post's echoed receive belongs to no ping: drop it before the next size.
+    LateSendVerbs::ready.erase(std::remove_if(LateSendVerbs::ready.begin(), LateSendVerbs::ready.end(),
+                                              [](const ibv_wc& c) { return c.opcode == IBV_WC_RECV; }),
+                               LateSendVerbs::ready.end());
+    EXPECT_TRUE(LateSendVerbs::ready.empty());
+  }
+}
+
+}  // namespace
+}  // namespace rdmabench
