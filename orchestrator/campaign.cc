@@ -161,7 +161,7 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
                         const std::string& self_exe) {
   if (!j.is_object()) throw ConfigError("/", brief_json(j), "a campaign object");
   check_keys(j, "", {"name", "description", "hosts", "ssh_config", "connect_timeout_s", "matrix",
-                     "exclude", "repetitions", "timeout_s", "token"});
+                     "search", "exclude", "repetitions", "timeout_s", "token"});
   Campaign c;
   c.name = get_string(require(j, "name", "", "the campaign's name"), "/name", "a non-empty string");
   if (c.name.empty() || c.name.find('\n') != std::string::npos)
@@ -216,8 +216,30 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   c.connect_timeout_s = get_seconds(j, "connect_timeout_s", "", 10, 0, 600);
   c.timeout_s = get_seconds(j, "timeout_s", "", 300, 0, 86400);
 
-  c.matrix = parse_matrix(require(j, "matrix", "", "an object: workload field -> value or list"),
-                          "/matrix");
+  const auto search = j.find("search");
+  if (search != j.end() && j.contains("matrix"))
+    throw ConfigError("/search", brief_json(*search),
+                      "either \"matrix\" (every combination) or \"search\" (sampled points), not both");
+  if (search == j.end() && !j.contains("matrix"))
+    throw ConfigError("/matrix", "(missing)",
+                      "a \"matrix\" object (every combination) or a \"search\" object (sampled points)");
+  if (search != j.end()) {
+    c.search = parse_search(*search, "/search");
+    if (auto it = j.find("exclude"); it != j.end())
+      throw ConfigError("/exclude", brief_json(*it),
+                        "no exclude with \"search\" (excludes match matrix values): narrow the space, "
+                        "or leave values out of its lists");
+    c.draw = draw_search(*c.search, [](const nlohmann::json& values) -> std::string {
+      try {
+        build_workload(workload_args(values));
+        return "";
+      } catch (const ConfigError& e) {
+        return e.what();
+      }
+    }, "/search");
+  } else {
+    c.matrix = parse_matrix(j["matrix"], "/matrix");
+  }
   if (auto it = j.find("exclude"); it != j.end()) c.excludes = parse_excludes(*it, c.matrix, "/exclude");
   if (auto it = j.find("repetitions"); it != j.end()) {
     if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > 100000)
@@ -230,11 +252,12 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
       throw ConfigError("/token", "(hidden)", "a non-empty one-line string");
   }
   // The whole campaign must stay a list we can hold and run.
-  size_t total = c.matrix.size();
+  size_t total = c.combinations();
   for (size_t f : {c.pairs.size(), size_t{c.repetitions}})
     total = f != 0 && total > kMaxPoints / f ? kMaxPoints + 1 : total * f;
   if (total > kMaxPoints)
-    throw ConfigError("/matrix", "more than " + std::to_string(kMaxPoints) + " points",
+    throw ConfigError(c.search ? "/search/budget" : "/matrix",
+                      "more than " + std::to_string(kMaxPoints) + " points",
                       "a campaign of at most " + std::to_string(kMaxPoints) +
                           " points (matrix combinations x host pairs x repetitions)");
   c.source = j;
@@ -266,16 +289,20 @@ Campaign load_campaign(const std::string& path, const std::string& self_exe) {
 
 Expansion expand(const Campaign& c) {
   Expansion x;
-  const size_t combos = c.matrix.size();
+  const size_t combos = c.combinations();
   size_t index = 0;
   for (unsigned rep = 1; rep <= c.repetitions; ++rep) {
     for (size_t k = 0; k < combos; ++k) {
-      const nlohmann::json values = c.matrix.combination(k);
+      const nlohmann::json values = c.combination(k);
       std::string reason;
-      try {
-        build_workload(workload_args(values));
-      } catch (const ConfigError& e) {
-        reason = e.what();
+      if (c.search) {
+        reason = c.draw.runs[k].skip_reason;  // checked when drawn
+      } else {
+        try {
+          build_workload(workload_args(values));
+        } catch (const ConfigError& e) {
+          reason = e.what();
+        }
       }
       for (size_t p = 0; p < c.pairs.size(); ++p) {
         bool excluded = false;

@@ -1,6 +1,7 @@
 #pragma once
 // A campaign file (orchestrator/README.md has the format): the host pairs to run on, the matrix
-// of workloads, excludes, repetitions and limits. parse_campaign() checks everything up front
+// of workloads (or a search block sampling a space of them, search.h), excludes, repetitions
+// and limits. parse_campaign() checks everything up front
 // and every error names the JSON path of the bad value (e.g. "/matrix/op/2"); expand() turns it
 // into the ordered list of points, each with a stable id, and marks the invalid combinations
 // (per the client's own validation) as skipped with the reason.
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "orchestrator/matrix.h"
+#include "orchestrator/search.h"
 
 namespace rdmabench {
 
@@ -37,13 +39,21 @@ struct Campaign {
   std::string description;
   std::vector<HostPair> pairs;
   std::string ssh_config;        // "" = ssh's defaults (~/.ssh/config)
-  Matrix matrix;
+  Matrix matrix;                 // empty with `search`
   std::vector<Exclude> excludes;
+  std::optional<Search> search;  // a "search" block instead of a matrix
+  SearchDraw draw;               // its runs, drawn when the campaign is parsed
   unsigned repetitions = 1;
   double timeout_s = 300;        // per point: server start to client exit
   double connect_timeout_s = 10; // ssh ConnectTimeout and the reachability check
   std::string token;             // "" = a random one per sweep
   nlohmann::json source;         // the document as read (token removed)
+
+  // The workload combinations: the matrix's, or the runs drawn by the search.
+  size_t combinations() const { return search ? draw.runs.size() : matrix.size(); }
+  nlohmann::json combination(size_t k) const {
+    return search ? draw.runs.at(k).values : matrix.combination(k);
+  }
 };
 
 struct Point {

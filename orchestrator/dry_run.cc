@@ -8,6 +8,30 @@
 #include "orchestrator/workload_fields.h"
 
 namespace rdmabench {
+namespace {
+
+void print_search(std::ostream& out, const Search& s, const SearchDraw& d) {
+  out << "search: " << search_method_name(s.method) << ", seed " << s.seed << ", budget " << s.budget
+      << " run(s): " << d.samples << " sample(s)";
+  if (s.line_dim >= 0) {
+    const std::string& along = s.space[static_cast<size_t>(s.line_dim)].key;
+    out << ", each a line along " << along
+        << (along == "sizes" ? " (one run measuring every size)"
+                             : " (" + std::to_string(s.runs_per_sample()) + " runs)");
+  }
+  if (d.duplicates != 0) out << ", " << d.duplicates << " duplicate sample(s) dropped";
+  if (d.redrawn != 0) out << ", " << d.redrawn << " draw(s) redrawn (duplicate or invalid)";
+  if (d.invalid != 0) out << ", " << d.invalid << " run(s) invalid (skipped)";
+  out << "\n";
+  for (const auto& dim : s.space) out << "  space " << dim.key << ": " << dim.describe() << "\n";
+  if (!s.fixed.empty()) out << "  fixed: " << describe_values(s.fixed) << "\n";
+  if (s.cliff)
+    out << "cliff: " << cliff_metric_name(s.cliff->metric) << " along " << s.cliff->along
+        << ", flagged when more than " << s.cliff->threshold * 100
+        << " % below the previous value (found after the sweep, written to index.jsonl)\n";
+}
+
+}  // namespace
 
 void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
                    const std::map<std::string, std::unique_ptr<Launcher>>& launchers,
@@ -15,12 +39,14 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   size_t skipped = 0;
   for (const auto& p : x.points) skipped += p.skipped() ? 1 : 0;
   out << "campaign " << shell_quote(c.name) << ": " << x.points.size() << " points ("
-      << c.pairs.size() << " host pair(s) x " << c.matrix.size() << " combination(s) x "
-      << c.repetitions << " repetition(s)";
+      << c.pairs.size() << " host pair(s) x " << c.combinations()
+      << (c.search ? " run(s) drawn by the search" : " combination(s)") << " x " << c.repetitions
+      << " repetition(s)";
   if (x.excluded != 0) out << ", " << x.excluded << " excluded";
   out << "), " << skipped << " skipped as invalid";
   if (!done.empty()) out << ", " << done.size() << " already done (--resume)";
   out << "\n";
+  if (c.search) print_search(out, *c.search, c.draw);
   out << "output: " << out_dir << "/<point_id>.json, " << out_dir << "/index.jsonl, " << out_dir
       << "/env/<host>.json\n";
   out << "timeout per point: " << c.timeout_s << " s; ssh connect timeout: " << c.connect_timeout_s

@@ -19,6 +19,8 @@ std::map<std::string, IndexEntry> parse_index(const std::string& text, size_t* b
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("record") && j["record"].is_string() && !j.contains("point_id"))
+      continue;
     if (j.is_discarded() || !j.is_object() || !j.contains("point_id") || !j["point_id"].is_string() ||
         !j.contains("status") || !j["status"].is_string()) {
       ++bad;
@@ -35,15 +37,44 @@ std::map<std::string, IndexEntry> parse_index(const std::string& text, size_t* b
   return out;
 }
 
-std::map<std::string, IndexEntry> read_index(const std::string& path, size_t* bad_lines) {
+namespace {
+
+std::optional<std::string> read_text(const std::string& path) {
   std::ifstream in(path);
-  if (!in) {
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::map<std::string, IndexEntry> read_index(const std::string& path, size_t* bad_lines) {
+  const auto text = read_text(path);
+  if (!text) {
     if (bad_lines != nullptr) *bad_lines = 0;
     return {};
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_index(ss.str(), bad_lines);
+  return parse_index(*text, bad_lines);
+}
+
+std::optional<nlohmann::json> parse_cliffs(const std::string& text) {
+  std::optional<nlohmann::json> last;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"record\"") == std::string::npos) continue;  // cheap filter for point lines
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("record", nlohmann::json()) == "cliffs" && j.contains("cliffs") &&
+        j["cliffs"].is_array())
+      last = std::move(j);
+  }
+  return last;
+}
+
+std::optional<nlohmann::json> read_cliffs(const std::string& index_path) {
+  const auto text = read_text(index_path);
+  return text ? parse_cliffs(*text) : std::nullopt;
 }
 
 std::set<std::string> done_points(const std::vector<std::string>& ids,

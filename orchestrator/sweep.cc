@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,7 @@
 
 #include "harness/error.h"
 #include "orchestrator/campaign.h"
+#include "orchestrator/cliff.h"
 #include "orchestrator/dry_run.h"
 #include "orchestrator/host_env.h"
 #include "orchestrator/launcher.h"
@@ -103,6 +105,29 @@ std::string join(const std::set<std::string>& s) {
   std::string out;
   for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
   return out;
+}
+
+// After a search sweep: the cliffs among every point whose last index status is ok (this run's
+// and earlier ones'), appended to the index as one record and printed.
+void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir, IndexWriter& writer,
+                   std::ostream& out) {
+  const CliffSpec& spec = *c.search->cliff;
+  const std::vector<nlohmann::json> order = c.search->along_order();
+  const auto index = read_index(dir + "/index.jsonl");
+  std::vector<CliffObservation> observations;
+  for (const auto& p : x.points) {
+    auto it = index.find(p.id);
+    if (p.skipped() || it == index.end() || it->second.status != "ok") continue;
+    std::ifstream in(dir + "/" + p.id + ".json");
+    if (!in) continue;
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    for (auto& o : cliff_observations(doc, p.values, c.pairs[p.pair].name, p.id, spec, order))
+      observations.push_back(std::move(o));
+  }
+  const CliffScan scan = find_cliffs(observations, spec.threshold);
+  writer.append(cliffs_record(spec, scan, utc_now()));
+  print_cliffs(out, spec, scan);
+  out.flush();
 }
 
 }  // namespace
@@ -357,6 +382,13 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   if (!done.empty()) out << ", " << done.size() << " done earlier";
   if (interrupted) out << ", " << (todo.size() - finished) << " not run (interrupted)";
   out << "; results in " << dir << std::endl;
+  if (c.search && c.search->cliff && !interrupted) {
+    try {
+      report_cliffs(c, x, dir, writer, out);
+    } catch (const std::exception& e) {
+      err << "rdmabench: error: cannot look for cliffs: " << e.what() << std::endl;
+    }
+  }
   if (interrupted) {
     err << "rdmabench: interrupted: launched nothing more and stopped the running points; "
            "finished results are kept. Continue with: rdmabench sweep "

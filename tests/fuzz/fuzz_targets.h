@@ -177,7 +177,7 @@ inline int run_workload_json(std::string_view input) {
     size_t points = c.repetitions;
     auto times = [&](size_t n) { points = n != 0 && points > SIZE_MAX / n ? SIZE_MAX : points * n; };
     times(c.pairs.size());
-    for (const auto& a : c.matrix.axes) times(a.values.size());
+    times(c.combinations());  // the matrix's combinations, or the runs a search drew
     if (points > 2000) return;
     const Expansion x = expand(c);
     check(x.points.size() + x.excluded == points,
