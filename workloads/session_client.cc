@@ -278,9 +278,13 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
 
 }  // namespace
 
-RunResult run_client(const ClientOptions& opt,
+RunResult run_client(const ClientOptions& options,
                      const std::function<void(const SizeResult&)>& on_size) {
-  validate(opt.workload);
+  validate(options.workload);
+  // The server learns the connect method from the hello: resolve "auto" from our device now.
+  ClientOptions opt = options;
+  opt.workload.connect =
+      resolve_connect(opt.workload.connect, device_transport(opt.local.device));
   RunResult result;
   result.tool_version = kVersion;
   result.start_time = iso_now();

@@ -26,8 +26,9 @@ constexpr NameTable<Op, 7> kOps{{{Op::kSend, "send"},
 constexpr NameTable<QpType, 3> kQps{{{QpType::kRc, "rc"}, {QpType::kUc, "uc"}, {QpType::kUd, "ud"}}};
 constexpr NameTable<Mode, 2> kModes{{{Mode::kBw, "bw"}, {Mode::kLat, "lat"}}};
 constexpr NameTable<CqMode, 2> kCqModes{{{CqMode::kPoll, "poll"}, {CqMode::kEvent, "event"}}};
-constexpr NameTable<ConnectMethod, 2> kConnects{
-    {{ConnectMethod::kTcp, "tcp"}, {ConnectMethod::kRdmaCm, "rdma_cm"}}};
+constexpr NameTable<ConnectMethod, 3> kConnects{{{ConnectMethod::kTcp, "tcp"},
+                                                 {ConnectMethod::kRdmaCm, "rdma_cm"},
+                                                 {ConnectMethod::kAuto, "auto"}}};
 
 template <typename E, size_t N>
 std::string_view name_of(const NameTable<E, N>& t, E v) noexcept {
@@ -70,6 +71,11 @@ QpType parse_qp_type(std::string_view s) { return parse_name(kQps, s, "qp"); }
 Mode parse_mode(std::string_view s) { return parse_name(kModes, s, "mode"); }
 CqMode parse_cq_mode(std::string_view s) { return parse_name(kCqModes, s, "cq"); }
 ConnectMethod parse_connect(std::string_view s) { return parse_name(kConnects, s, "connect"); }
+
+ConnectMethod resolve_connect(ConnectMethod c, std::string_view transport) noexcept {
+  if (c != ConnectMethod::kAuto) return c;
+  return transport == "iWARP" ? ConnectMethod::kRdmaCm : ConnectMethod::kTcp;
+}
 
 uint64_t Workload::max_size() const noexcept {
   return sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
@@ -208,9 +214,10 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
     if (w.qp != QpType::kRc)
       throw ConfigError("qp", std::string(to_string(w.qp)),
                         "rc: iWARP has only reliable connected QPs" + on);
-    if (w.connect != ConnectMethod::kRdmaCm)
-      throw ConfigError("connect", "tcp",
-                        "rdma_cm (-R): iWARP QPs connect only through rdma_cm" + on);
+    if (resolve_connect(w.connect, d.transport) != ConnectMethod::kRdmaCm)
+      throw ConfigError("connect", std::string(to_string(w.connect)),
+                        "rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only "
+                        "through rdma_cm" + on);
   }
 }
 

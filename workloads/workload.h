@@ -15,7 +15,9 @@ enum class Op : uint8_t { kSend, kSendImm, kWrite, kWriteImm, kRead, kFetchAdd, 
 enum class QpType : uint8_t { kRc, kUc, kUd };
 enum class Mode : uint8_t { kBw, kLat };
 enum class CqMode : uint8_t { kPoll, kEvent };
-enum class ConnectMethod : uint8_t { kTcp, kRdmaCm };
+// kAuto: rdma_cm on iWARP devices (they connect only through it), the TCP exchange otherwise;
+// resolved by each side from its own device (resolve_connect) before any resource exists.
+enum class ConnectMethod : uint8_t { kTcp, kRdmaCm, kAuto };
 
 std::string_view to_string(Op v) noexcept;
 std::string_view to_string(QpType v) noexcept;
@@ -28,6 +30,11 @@ QpType parse_qp_type(std::string_view s);
 Mode parse_mode(std::string_view s);
 CqMode parse_cq_mode(std::string_view s);
 ConnectMethod parse_connect(std::string_view s);
+
+// The concrete method for a device of `transport` ("InfiniBand", "iWARP", ...): kAuto becomes
+// kRdmaCm on iWARP and kTcp elsewhere; an explicit choice is kept (validate_for_device refuses
+// tcp on iWARP).
+ConnectMethod resolve_connect(ConnectMethod c, std::string_view transport) noexcept;
 
 constexpr bool is_atomic(Op op) noexcept { return op == Op::kFetchAdd || op == Op::kCmpSwap; }
 // Ops whose messages consume a receive WR at the responder.
@@ -56,7 +63,7 @@ struct Workload {
   uint32_t threads = 1;
   uint32_t qps_per_thread = 1;
   std::vector<int> cpus;         // pin worker i to cpus[i % size]; empty = no pinning
-  ConnectMethod connect = ConnectMethod::kTcp;
+  ConnectMethod connect = ConnectMethod::kAuto;  // resolved before the handshake
   bool verify = false;
   uint32_t mtu = 0;              // 0 = the ports' active MTU
   double timeout_s = 5.0;        // longest wait for the peer or for progress
