@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
       if (c_port) copt.port = static_cast<uint16_t>(parse_uint_option("port", *c_port, 1, 65535));
       copt.workload = build_workload(wa);
       copt.workload.connect =
-          resolve_connect(copt.workload.connect, device_transport(copt.local.device));
+          resolve_connect(copt.workload.connect, copt.workload.qp, device_transport(copt.local.device));
       if (lat_precision) {
         char* end = nullptr;
         double v = std::strtod(lat_precision->c_str(), &end);

@@ -121,7 +121,7 @@ DeviceLimits limits_of(const Device& d, uint32_t port) {
 
 Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
     : w_(w), local_(local), is_client_(is_client) {
-  w_.connect = resolve_connect(w_.connect, device_transport(local_.device));
+  w_.connect = resolve_connect(w_.connect, w_.qp, device_transport(local_.device));
   if (w_.connect == ConnectMethod::kRdmaCm) {
     cm_ctx_ = cm_device_context(local_.device);
     device_ = Device::borrow(cm_ctx_.ctx);

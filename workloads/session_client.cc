@@ -284,7 +284,7 @@ RunResult run_client(const ClientOptions& options,
   // The server learns the connect method from the hello: resolve "auto" from our device now.
   ClientOptions opt = options;
   opt.workload.connect =
-      resolve_connect(opt.workload.connect, device_transport(opt.local.device));
+      resolve_connect(opt.workload.connect, opt.workload.qp, device_transport(opt.local.device));
   RunResult result;
   result.tool_version = kVersion;
   result.start_time = iso_now();

@@ -47,7 +47,7 @@ void ServerSession::run() {
   if (!hello.contains("workload")) throw PeerError("malformed 'hello': no workload");
   w_ = workload_from_json(hello["workload"], "/workload");
   // A client normally resolves "auto" itself; if not, this side's device decides.
-  w_.connect = resolve_connect(w_.connect, device_transport(opt_.local.device));
+  w_.connect = resolve_connect(w_.connect, w_.qp, device_transport(opt_.local.device));
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
   // Creating and connecting resources can take long on a loaded or emulated host.
   const milliseconds setup_timeout = timeout + milliseconds(60000);

@@ -72,9 +72,10 @@ Mode parse_mode(std::string_view s) { return parse_name(kModes, s, "mode"); }
 CqMode parse_cq_mode(std::string_view s) { return parse_name(kCqModes, s, "cq"); }
 ConnectMethod parse_connect(std::string_view s) { return parse_name(kConnects, s, "connect"); }
 
-ConnectMethod resolve_connect(ConnectMethod c, std::string_view transport) noexcept {
+ConnectMethod resolve_connect(ConnectMethod c, QpType qp, std::string_view transport) noexcept {
   if (c != ConnectMethod::kAuto) return c;
-  return transport == "iWARP" ? ConnectMethod::kRdmaCm : ConnectMethod::kTcp;
+  // UC/UD on iWARP stay on tcp, so that the QP type is what validate_for_device refuses.
+  return transport == "iWARP" && qp == QpType::kRc ? ConnectMethod::kRdmaCm : ConnectMethod::kTcp;
 }
 
 uint64_t Workload::max_size() const noexcept {
@@ -214,7 +215,7 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
     if (w.qp != QpType::kRc)
       throw ConfigError("qp", std::string(to_string(w.qp)),
                         "rc: iWARP has only reliable connected QPs" + on);
-    if (resolve_connect(w.connect, d.transport) != ConnectMethod::kRdmaCm)
+    if (resolve_connect(w.connect, w.qp, d.transport) != ConnectMethod::kRdmaCm)
       throw ConfigError("connect", std::string(to_string(w.connect)),
                         "rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only "
                         "through rdma_cm" + on);

@@ -32,9 +32,9 @@ CqMode parse_cq_mode(std::string_view s);
 ConnectMethod parse_connect(std::string_view s);
 
 // The concrete method for a device of `transport` ("InfiniBand", "iWARP", ...): kAuto becomes
-// kRdmaCm on iWARP and kTcp elsewhere; an explicit choice is kept (validate_for_device refuses
-// tcp on iWARP).
-ConnectMethod resolve_connect(ConnectMethod c, std::string_view transport) noexcept;
+// kRdmaCm for RC on iWARP and kTcp otherwise (UC/UD on iWARP are then refused for their QP
+// type); an explicit choice is kept (validate_for_device refuses tcp on iWARP).
+ConnectMethod resolve_connect(ConnectMethod c, QpType qp, std::string_view transport) noexcept;
 
 constexpr bool is_atomic(Op op) noexcept { return op == Op::kFetchAdd || op == Op::kCmpSwap; }
 // Ops whose messages consume a receive WR at the responder.
