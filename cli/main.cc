@@ -164,8 +164,9 @@ int main(int argc, char** argv) {
       apply_local(copt.local, c_ibport, c_gid);
       if (c_port) copt.port = static_cast<uint16_t>(parse_uint_option("port", *c_port, 1, 65535));
       copt.workload = build_workload(wa);
-      copt.workload.connect =
-          resolve_connect(copt.workload.connect, copt.workload.qp, device_transport(copt.local.device));
+      const std::string transport = device_transport(copt.local.device);
+      if (transport.empty()) (void)Device::open(copt.local.device);  // throws, listing the devices
+      copt.workload.connect = resolve_connect(copt.workload.connect, copt.workload.qp, transport);
       if (lat_precision) {
         char* end = nullptr;
         double v = std::strtod(lat_precision->c_str(), &end);

@@ -283,8 +283,9 @@ RunResult run_client(const ClientOptions& options,
   validate(options.workload);
   // The server learns the connect method from the hello: resolve "auto" from our device now.
   ClientOptions opt = options;
-  opt.workload.connect =
-      resolve_connect(opt.workload.connect, opt.workload.qp, device_transport(opt.local.device));
+  const std::string transport = device_transport(opt.local.device);
+  if (transport.empty()) (void)Device::open(opt.local.device);  // throws, listing the devices
+  opt.workload.connect = resolve_connect(opt.workload.connect, opt.workload.qp, transport);
   RunResult result;
   result.tool_version = kVersion;
   result.start_time = iso_now();

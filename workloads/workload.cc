@@ -215,6 +215,9 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
     if (w.qp != QpType::kRc)
       throw ConfigError("qp", std::string(to_string(w.qp)),
                         "rc: iWARP has only reliable connected QPs" + on);
+    if (w.op == Op::kSendImm || w.op == Op::kWriteImm)
+      throw ConfigError("op", std::string(to_string(w.op)),
+                        "send, write or read: iWARP (RDMAP) carries no immediate data" + on);
     if (resolve_connect(w.connect, w.qp, d.transport) != ConnectMethod::kRdmaCm)
       throw ConfigError("connect", std::string(to_string(w.connect)),
                         "rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only "

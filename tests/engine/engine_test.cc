@@ -65,6 +65,7 @@ class Engine : public ::testing::Test {
   // Why the device cannot run a QP type / op at all ("" = it can), from its attributes.
   static std::string not_applicable(const std::string& qp, const std::string& op) {
     if (iwarp() && qp != "rc") return "iWARP has only RC QPs";
+    if (iwarp() && (op == "send_imm" || op == "write_imm")) return "iWARP carries no immediate data";
     if (no_atomics() && (op == "fetch_add" || op == "cmp_swap"))
       return "the device reports atomic_cap none";
     return "";
@@ -321,6 +322,9 @@ TEST_F(Engine, TransportRules) {
       {{"--op", "write", "--connect", "tcp", "-s", "64"},
        "invalid connect 'tcp': rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only through rdma_cm"},
   };
+  for (const std::string op : {"send_imm", "write_imm"})
+    bad.push_back({{"--op", op, "-s", "64"},
+                   "invalid op '" + op + "': send, write or read: iWARP (RDMAP) carries no immediate data"});
   if (no_atomics())
     for (const std::string op : {"fetch_add", "cmp_swap"})
       bad.push_back({{"--op", op}, "invalid op '" + op + "': a device with atomic capability (" +

@@ -555,6 +555,10 @@ TEST(WorkloadDeviceTest, IwarpNeedsRcAndRdmaCm) {
   EXPECT_NO_THROW(validate_for_device(w, d));
   w.connect = ConnectMethod::kAuto;  // the default: becomes rdma_cm on iWARP
   EXPECT_NO_THROW(validate_for_device(w, d));
+  for (Op op : {Op::kSendImm, Op::kWriteImm}) {
+    Workload imm = make(op, QpType::kRc);
+    expect_device_refused(imm, d, "op", name(op), "iWARP (RDMAP) carries no immediate data");
+  }
 }
 
 TEST(WorkloadDeviceTest, IwarpRefusesUcAndUdWhateverTheConnectMethod) {
