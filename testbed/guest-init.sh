@@ -116,7 +116,7 @@ RB_TRANSPORT=${RB_TRANSPORT:-}
 WANT_ROCE=1 WANT_IWARP=
 case "$RB_TRANSPORT" in
 "" | roce) ;;
-iwarp) WANT_ROCE= WANT_IWARP=1 ;;
+iwarp) WANT_ROCE='' WANT_IWARP=1 ;;
 both) WANT_IWARP=1 ;;
 *) fail "unknown RB_TRANSPORT $RB_TRANSPORT" ;;
 esac
