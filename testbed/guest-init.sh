@@ -110,7 +110,7 @@ find_netdev() {
 
 # Which devices: RB_TRANSPORT "" (as before the option existed) or roce: rxe
 # only; iwarp: siw only; both: rxe on the link as always, siw on a second
-# link of its own (run: a second veth pair; pair: a VLAN on the link NIC), so
+# link of its own (run: a second veth pair; pair: a second NIC and link), so
 # that rdma_cm, which picks a device by address, finds each by its address.
 RB_TRANSPORT=${RB_TRANSPORT:-}
 WANT_ROCE=1 WANT_IWARP=
@@ -152,9 +152,9 @@ link set $NETDEV up
 addr add $RB_ADDR/${RB_PREFIX:-24} dev $NETDEV"
     IWARP_NETDEV=$NETDEV
     if [ "$RB_TRANSPORT" = both ]; then
-        IWARP_NETDEV=$NETDEV.${RB_IWARP_VLAN:-2}
+        # A NIC of its own on a second link (see testbed/softroce pair_start_guest).
+        IWARP_NETDEV=$(find_netdev "$RB_IWARP_MAC") || fail "no NIC with MAC $RB_IWARP_MAC (iWARP link)"
         IPCMDS+="
-link add link $NETDEV name $IWARP_NETDEV type vlan id ${RB_IWARP_VLAN:-2}
 link set $IWARP_NETDEV up
 addr add $RB_IWARP_ADDR/${RB_PREFIX:-24} dev $IWARP_NETDEV"
     fi
