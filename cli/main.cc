@@ -94,6 +94,8 @@ int main(int argc, char** argv) {
   client->add_option("-q,--qps", wa.qps, "QPs per thread");
   client->add_option("--cpus", wa.cpus, "pin workers to these CPUs, e.g. 0,1");
   client->add_flag("-R,--rdma-cm", wa.rdma_cm, "connect the QPs with rdma_cm");
+  client->add_option("--connect", wa.connect,
+                     "tcp, rdma_cm or auto (default: rdma_cm on iWARP devices, else tcp)");
   client->add_flag("--verify", wa.verify, "check the payload arrives intact");
   client->add_option("-m,--mtu", wa.mtu, "path MTU (256..4096; default: the ports' active MTU)");
   client->add_option("--timeout", wa.timeout, "seconds without progress before giving up (default 5)");
@@ -198,6 +200,9 @@ int main(int argc, char** argv) {
       apply_local(copt.local, c_ibport, c_gid);
       if (c_port) copt.port = static_cast<uint16_t>(parse_uint_option("port", *c_port, 1, 65535));
       copt.workload = build_workload(wa);
+      const std::string transport = device_transport(copt.local.device);
+      if (transport.empty()) (void)Device::open(copt.local.device);  // throws, listing the devices
+      copt.workload.connect = resolve_connect(copt.workload.connect, copt.workload.qp, transport);
       if (lat_precision) {
         char* end = nullptr;
         double v = std::strtod(lat_precision->c_str(), &end);

@@ -188,6 +188,20 @@ int device_numa_node(const std::string& name, const std::string& sysfs_root) {
   return node < 0 ? -1 : node;
 }
 
+std::string device_transport(const std::string& name) {
+  int n = 0;
+  ibv_device** list = ibv_get_device_list(&n);
+  if (list == nullptr) return "";
+  std::string out;
+  for (int i = 0; i < n; ++i)
+    if (name.empty() || name == ibv_get_device_name(list[i])) {
+      out = transport_str(list[i]->transport_type);
+      break;
+    }
+  ibv_free_device_list(list);
+  return out;
+}
+
 DeviceInfo query_device(ibv_context* ctx) {
   DeviceInfo d;
   d.name = ibv_get_device_name(ctx->device);

@@ -63,6 +63,9 @@ void to_json(nlohmann::json& j, const DeviceInfo& d);
 
 // Names of all RDMA devices on this host.
 std::vector<std::string> list_device_names();
+// Transport ("InfiniBand", "iWARP", ...) of device `name` ("" = the first), read from the device
+// list without opening it; "" when there is no such device (opening it then reports the error).
+std::string device_transport(const std::string& name);
 
 // An open device with its attributes. Opened either by ibv_open_device (TCP exchange) or
 // borrowed from librdmacm's list (rdma_cm: the cm_id's verbs context must be the same object).

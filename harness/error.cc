@@ -4,10 +4,11 @@
 
 namespace rdmabench {
 
+// Some providers return -errno (siw's post_send: -EINVAL): the text is the same either way.
 SysError::SysError(const std::string& call, int err, const std::string& object)
-    : Error(call + " failed on " + object + ": " + std::strerror(err) + " (errno " +
-            std::to_string(err) + ")"),
-      err_(err) {}
+    : Error(call + " failed on " + object + ": " + std::strerror(err < 0 ? -err : err) +
+            " (errno " + std::to_string(err < 0 ? -err : err) + ")"),
+      err_(err < 0 ? -err : err) {}
 
 void throw_sys(const std::string& call, const std::string& object, int err) {
   throw SysError(call, err, object);

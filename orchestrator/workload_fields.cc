@@ -209,7 +209,10 @@ std::vector<std::string> client_options(const nlohmann::json& values) {
     switch (f.kind) {
       case Kind::kEnum:
         if (std::string(f.key) == "connect") {
+          // rdma_cm: -R as before; tcp: explicit (the client's default is auto, which picks
+          // rdma_cm on iWARP devices); auto: the default, no option.
           if (v.get<std::string>() == "rdma_cm") out.push_back(f.option);
+          else if (v.get<std::string>() == "tcp") out.insert(out.end(), {"--connect", "tcp"});
         } else {
           out.insert(out.end(), {f.option, v.get<std::string>()});
         }
@@ -266,6 +269,7 @@ WorkloadArgs workload_args(const nlohmann::json& values) {
     else if (o == "--qps") a.qps = next();
     else if (o == "--cpus") a.cpus = next();
     else if (o == "--rdma-cm") a.rdma_cm = true;
+    else if (o == "--connect") a.connect = next();
     else if (o == "--verify") a.verify = true;
     else if (o == "--mtu") a.mtu = next();
     else if (o == "--timeout") a.timeout = next();

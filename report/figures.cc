@@ -58,7 +58,7 @@ std::string bytes_text(uint64_t size) {
 }
 
 // What all documents of a figure share among op, QP type, device and transport, for its title:
-// "write, RC, rxe0 (InfiniBand/Ethernet)".
+// "write, RC, rxe0 (RoCE v2)".
 std::string context(const Runs& runs) {
   auto common = [&](const char* field) -> std::string {
     std::set<std::string> values;

@@ -20,6 +20,20 @@ std::string device_text(const nlohmann::json& d, const char* key) {
   return d.is_object() && d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : "?";
 }
 
+// The wire protocol of the client's device, as users name it: "iWARP", "RoCE v2" / "RoCE v1"
+// (InfiniBand transport over Ethernet, by the GID type used), "InfiniBand"; from the result's
+// device information, never from the device name.
+std::string transport_label(const nlohmann::json& d) {
+  const std::string t = device_text(d, "transport"), link = device_text(d, "link_layer");
+  if (t == "iWARP") return t;
+  if (t == "InfiniBand" && link == "Ethernet") {
+    const std::string g = device_text(d, "gid_type");
+    return g.rfind("RoCE", 0) == 0 ? g : "RoCE";
+  }
+  if (t == "InfiniBand" && link == "InfiniBand") return t;
+  return t + "/" + link;
+}
+
 FieldValue device_name(const RunResult& r) {
   std::string c = device_text(r.client_device, "name");
   std::string s = device_text(r.server_device, "name");
@@ -79,9 +93,7 @@ FieldValue field_value(const RunResult& r, std::string_view field) {
   if (field == "bidir") return w.bidir ? FieldValue{1, "bidir"} : FieldValue{0, "unidir"};
   if (field == "srq") return w.srq ? FieldValue{1, "srq"} : FieldValue{0, "no srq"};
   if (field == "device") return device_name(r);
-  if (field == "transport")
-    return {0, device_text(r.client_device, "transport") + "/" +
-                   device_text(r.client_device, "link_layer")};
+  if (field == "transport") return {0, transport_label(r.client_device)};
   if (field == "server_address") return {0, server_host(r.server_address)};
   if (field == "post_list") return number(field, w.post_list);
   if (field == "sge") return number(field, w.sge);

@@ -108,6 +108,19 @@ find_netdev() {
     return 1
 }
 
+# Which devices: RB_TRANSPORT "" (as before the option existed) or roce: rxe
+# only; iwarp: siw only; both: rxe on the link as always, siw on a second
+# link of its own (run: a second veth pair; pair: a second NIC and link), so
+# that rdma_cm, which picks a device by address, finds each by its address.
+RB_TRANSPORT=${RB_TRANSPORT:-}
+WANT_ROCE=1 WANT_IWARP=
+case "$RB_TRANSPORT" in
+"" | roce) ;;
+iwarp) WANT_ROCE='' WANT_IWARP=1 ;;
+both) WANT_IWARP=1 ;;
+*) fail "unknown RB_TRANSPORT $RB_TRANSPORT" ;;
+esac
+
 # One "ip -batch" (a single exec) for all of the link setup.
 case "$RB_MODE" in
 run)
@@ -119,6 +132,15 @@ link add rbveth0 type veth peer name rbveth1
 link set rbveth1 up
 link set rbveth0 up
 addr add $RB_ADDR/${RB_PREFIX:-24} dev rbveth0"
+    IWARP_NETDEV=rbveth0
+    if [ "$RB_TRANSPORT" = both ]; then
+        IWARP_NETDEV=rbveth2
+        IPCMDS+="
+link add rbveth2 type veth peer name rbveth3
+link set rbveth3 up
+link set rbveth2 up
+addr add $RB_IWARP_ADDR/${RB_PREFIX:-24} dev rbveth2"
+    fi
     ;;
 pair)
     NETDEV=$(find_netdev "$RB_LINK_MAC") || fail "no NIC with MAC $RB_LINK_MAC (link)"
@@ -128,26 +150,66 @@ link set $MGMT up
 addr add $RB_MGMT_ADDR/24 dev $MGMT
 link set $NETDEV up
 addr add $RB_ADDR/${RB_PREFIX:-24} dev $NETDEV"
+    IWARP_NETDEV=$NETDEV
+    if [ "$RB_TRANSPORT" = both ]; then
+        # A NIC of its own on a second link (see testbed/softroce pair_start_guest).
+        IWARP_NETDEV=$(find_netdev "$RB_IWARP_MAC") || fail "no NIC with MAC $RB_IWARP_MAC (iWARP link)"
+        IPCMDS+="
+link set $IWARP_NETDEV up
+addr add $RB_IWARP_ADDR/${RB_PREFIX:-24} dev $IWARP_NETDEV"
+    fi
     ;;
 *) fail "unknown RB_MODE $RB_MODE" ;;
 esac
 echo "$IPCMDS" >/run/rdmabench/ip.batch
 t "$STEP" ip -batch /run/rdmabench/ip.batch || fail "network setup failed: ip -batch: ${IPCMDS//$'\n'/; }"
 
+ENV_LINES=
 # --- rxe -----------------------------------------------------------------------
-[ -d /sys/module/rdma_rxe ] || t "$STEP" modprobe rdma_rxe || fail "modprobe rdma_rxe"
-t "$STEP" rdma link add "$RB_DEVICE" type rxe netdev "$NETDEV" ||
-    fail "rdma link add $RB_DEVICE type rxe netdev $NETDEV"
-GID_INDEX=$(rb_wait_roce_gid "$RB_DEVICE" "$RB_ADDR" "$STEP") ||
-    fail "no ACTIVE port with the RoCE v2 GID of $RB_ADDR on $RB_DEVICE after ${STEP}s"
-log "$RB_DEVICE on $NETDEV ($RB_ADDR) ACTIVE, RoCE v2 GID index $GID_INDEX"
-
-export RDMABENCH_TEST_DEVICE=$RB_DEVICE RDMABENCH_TEST_ADDR=$RB_ADDR RDMABENCH_TEST_GID_INDEX=$GID_INDEX
-cat >/run/rdmabench-testbed.env <<EOF
-export RDMABENCH_TEST_DEVICE=$RB_DEVICE
+if [ -n "$WANT_ROCE" ]; then
+    [ -d /sys/module/rdma_rxe ] || t "$STEP" modprobe rdma_rxe || fail "modprobe rdma_rxe"
+    t "$STEP" rdma link add "$RB_DEVICE" type rxe netdev "$NETDEV" ||
+        fail "rdma link add $RB_DEVICE type rxe netdev $NETDEV"
+    GID_INDEX=$(rb_wait_roce_gid "$RB_DEVICE" "$RB_ADDR" "$STEP") ||
+        fail "no ACTIVE port with the RoCE v2 GID of $RB_ADDR on $RB_DEVICE after ${STEP}s"
+    log "$RB_DEVICE on $NETDEV ($RB_ADDR) ACTIVE, RoCE v2 GID index $GID_INDEX"
+    ENV_LINES="export RDMABENCH_TEST_DEVICE=$RB_DEVICE
 export RDMABENCH_TEST_ADDR=$RB_ADDR
-export RDMABENCH_TEST_GID_INDEX=$GID_INDEX
-EOF
+export RDMABENCH_TEST_GID_INDEX=$GID_INDEX"
+    [ -z "$RB_TRANSPORT" ] || ENV_LINES+="
+export RDMABENCH_TEST_ROCE_DEVICE=$RB_DEVICE
+export RDMABENCH_TEST_ROCE_ADDR=$RB_ADDR
+export RDMABENCH_TEST_ROCE_GID_INDEX=$GID_INDEX"
+fi
+
+# --- siw -----------------------------------------------------------------------
+# siw.ko (built by testbed/softroce from Debian's kernel source) and its
+# dependencies were insmod'ed by the initramfs.
+if [ -n "$WANT_IWARP" ]; then
+    [ -d /sys/module/siw ] || fail "the siw module is not loaded (initramfs)"
+    t "$STEP" rdma link add "$RB_IWARP_DEVICE" type siw netdev "$IWARP_NETDEV" ||
+        fail "rdma link add $RB_IWARP_DEVICE type siw netdev $IWARP_NETDEV"
+    rb_wait_port_active "$RB_IWARP_DEVICE" "$STEP" ||
+        fail "port 1 of $RB_IWARP_DEVICE (siw on $IWARP_NETDEV) not ACTIVE after ${STEP}s"
+    log "$RB_IWARP_DEVICE (siw) on $IWARP_NETDEV ($RB_IWARP_ADDR) ACTIVE"
+    IWARP_LINES="export RDMABENCH_TEST_IWARP_DEVICE=$RB_IWARP_DEVICE
+export RDMABENCH_TEST_IWARP_ADDR=$RB_IWARP_ADDR
+export RDMABENCH_TEST_IWARP_GID_INDEX=0"
+    if [ -z "$WANT_ROCE" ]; then
+        # iWARP only: the usual variables name siw0.
+        RB_DEVICE=$RB_IWARP_DEVICE RB_ADDR=$RB_IWARP_ADDR GID_INDEX=0
+        ENV_LINES="export RDMABENCH_TEST_DEVICE=$RB_DEVICE
+export RDMABENCH_TEST_ADDR=$RB_ADDR
+export RDMABENCH_TEST_GID_INDEX=0"
+    fi
+    ENV_LINES+="
+$IWARP_LINES"
+fi
+
+[ -z "$RB_TRANSPORT" ] || ENV_LINES+="
+export RDMABENCH_TEST_TRANSPORT=$RB_TRANSPORT"
+echo "$ENV_LINES" >/run/rdmabench-testbed.env
+. /run/rdmabench-testbed.env
 
 # --- run mode: CMD, then power off ---------------------------------------------
 if [ "$RB_MODE" = run ]; then
@@ -174,7 +236,10 @@ fi
 $BB mkdir -p -m 0755 /run/sshd
 # ssh sessions get these (sshd does not pass its own environment on); PATH is
 # the one of the "pair up" caller.
-SETENV="SetEnv \"PATH=${RB_PATH:-$PATH}\" RDMABENCH_TEST_DEVICE=$RB_DEVICE RDMABENCH_TEST_ADDR=$RB_ADDR RDMABENCH_TEST_GID_INDEX=$GID_INDEX"
+SETENV="SetEnv \"PATH=${RB_PATH:-$PATH}\""
+while IFS= read -r line; do
+    SETENV+=" ${line#export }"
+done </run/rdmabench-testbed.env
 [ -z "${MODPROBE_OPTIONS:-}" ] || SETENV+=" \"MODPROBE_OPTIONS=$MODPROBE_OPTIONS\""
 cat >/run/rdmabench/sshd_config <<EOF
 # generated by testbed/guest-init.sh (guest-only, in /run)

@@ -42,3 +42,15 @@ rb_wait_roce_gid() {
     done
     return 1
 }
+
+# rb_wait_port_active DEV TIMEOUT_SEC: wait until port 1 of DEV is ACTIVE
+# (siw: follows its netdev; iWARP has no RoCE GID to wait for).  Returns 1 on
+# timeout.
+rb_wait_port_active() {
+    local dev=$1 secs=$2 i
+    for ((i = 0; i < secs * 10; i++)); do
+        [[ $(rb_read "/sys/class/infiniband/$dev/ports/1/state") == *ACTIVE* ]] && return 0
+        ${RB_SLEEP:-sleep} 0.1
+    done
+    return 1
+}

@@ -12,6 +12,7 @@
 #include "harness/error.h"
 #include "harness/json_util.h"
 #include "harness/numa.h"
+#include "workloads/memory_lock.h"
 
 namespace rdmabench {
 namespace {
@@ -133,6 +134,7 @@ DeviceLimits limits_of(const Device& d, uint32_t port) {
 
 Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
     : w_(w), local_(local), is_client_(is_client) {
+  w_.connect = resolve_connect(w_.connect, w_.qp, device_transport(local_.device));
   if (w_.connect == ConnectMethod::kRdmaCm) {
     cm_ctx_ = cm_device_context(local_.device);
     device_ = Device::borrow(cm_ctx_.ctx);
@@ -146,6 +148,7 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
                       "an ACTIVE port (" + device_.info().name + " port " +
                           std::to_string(local_.port) + " is " + port.state + ")");
   validate_for_device(w_, limits_of(device_, local_.port));
+  ensure_memlock(w_, device_.info().name, device_.info().transport);
   gid_index_ = local_.gid_index >= 0 ? gid_entry(port, static_cast<uint32_t>(local_.gid_index)).index
                                      : auto_gid_index(port, local_.bind_addr);
   if (int rc = ibv_query_gid(device_.context(), static_cast<uint8_t>(local_.port),
@@ -159,7 +162,7 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
   choose_numa();
 
   pd_ = alloc_pd(device_.context());
-  region_bytes_ = (std::max<uint64_t>(w_.max_size(), 64) + kUdGrh + 63) / 64 * 64;
+  region_bytes_ = region_bytes_for(w_);
   const int access = IBV_ACCESS_LOCAL_WRITE | remote_access();
   const uint32_t qps = w_.qps_per_thread;
   const int max_cqe = device_.info().max_cqe;

@@ -295,9 +295,14 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
 
 }  // namespace
 
-RunResult run_client(const ClientOptions& opt,
+RunResult run_client(const ClientOptions& options,
                      const std::function<void(const SizeResult&)>& on_size) {
-  validate(opt.workload);
+  validate(options.workload);
+  // The server learns the connect method from the hello: resolve "auto" from our device now.
+  ClientOptions opt = options;
+  const std::string transport = device_transport(opt.local.device);
+  if (transport.empty()) (void)Device::open(opt.local.device);  // throws, listing the devices
+  opt.workload.connect = resolve_connect(opt.workload.connect, opt.workload.qp, transport);
   RunResult result;
   result.tool_version = kVersion;
   result.start_time = iso_now();

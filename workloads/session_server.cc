@@ -47,6 +47,8 @@ void ServerSession::run() {
   if (hello_token(hello) != opt_.token)
     throw PeerError("the client's token does not match (use the same --token on both sides)");
   w_ = parse_hello(hello).workload;
+  // A client normally resolves "auto" itself; if not, this side's device decides.
+  w_.connect = resolve_connect(w_.connect, w_.qp, device_transport(opt_.local.device));
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
   // Creating and connecting resources can take long on a loaded or emulated host.
   const milliseconds setup_timeout = timeout + milliseconds(60000);

@@ -26,8 +26,9 @@ constexpr NameTable<Op, 7> kOps{{{Op::kSend, "send"},
 constexpr NameTable<QpType, 3> kQps{{{QpType::kRc, "rc"}, {QpType::kUc, "uc"}, {QpType::kUd, "ud"}}};
 constexpr NameTable<Mode, 2> kModes{{{Mode::kBw, "bw"}, {Mode::kLat, "lat"}}};
 constexpr NameTable<CqMode, 2> kCqModes{{{CqMode::kPoll, "poll"}, {CqMode::kEvent, "event"}}};
-constexpr NameTable<ConnectMethod, 2> kConnects{
-    {{ConnectMethod::kTcp, "tcp"}, {ConnectMethod::kRdmaCm, "rdma_cm"}}};
+constexpr NameTable<ConnectMethod, 3> kConnects{{{ConnectMethod::kTcp, "tcp"},
+                                                 {ConnectMethod::kRdmaCm, "rdma_cm"},
+                                                 {ConnectMethod::kAuto, "auto"}}};
 constexpr NameTable<MrMode, 2> kMrModes{{{MrMode::kPerQp, "per_qp"}, {MrMode::kShared, "shared"}}};
 
 template <typename E, size_t N>
@@ -89,6 +90,12 @@ std::string numa_text(int32_t numa) {
   if (numa == Workload::kNumaNone) return "none";
   if (numa == Workload::kNumaAuto) return "auto";
   return std::to_string(numa);
+}
+
+ConnectMethod resolve_connect(ConnectMethod c, QpType qp, std::string_view transport) noexcept {
+  if (c != ConnectMethod::kAuto) return c;
+  // UC/UD on iWARP stay on tcp, so that the QP type is what validate_for_device refuses.
+  return transport == "iWARP" && qp == QpType::kRc ? ConnectMethod::kRdmaCm : ConnectMethod::kTcp;
 }
 
 uint64_t Workload::max_size() const noexcept {
@@ -345,9 +352,13 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
     if (w.qp != QpType::kRc)
       throw ConfigError("qp", std::string(to_string(w.qp)),
                         "rc: iWARP has only reliable connected QPs" + on);
-    if (w.connect != ConnectMethod::kRdmaCm)
-      throw ConfigError("connect", "tcp",
-                        "rdma_cm (-R): iWARP QPs connect only through rdma_cm" + on);
+    if (w.op == Op::kSendImm || w.op == Op::kWriteImm)
+      throw ConfigError("op", std::string(to_string(w.op)),
+                        "send, write or read: iWARP (RDMAP) carries no immediate data" + on);
+    if (resolve_connect(w.connect, w.qp, d.transport) != ConnectMethod::kRdmaCm)
+      throw ConfigError("connect", std::string(to_string(w.connect)),
+                        "rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only "
+                        "through rdma_cm" + on);
   }
 }
 

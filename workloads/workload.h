@@ -15,7 +15,9 @@ enum class Op : uint8_t { kSend, kSendImm, kWrite, kWriteImm, kRead, kFetchAdd, 
 enum class QpType : uint8_t { kRc, kUc, kUd };
 enum class Mode : uint8_t { kBw, kLat };
 enum class CqMode : uint8_t { kPoll, kEvent };
-enum class ConnectMethod : uint8_t { kTcp, kRdmaCm };
+// kAuto: rdma_cm on iWARP devices (they connect only through it), the TCP exchange otherwise;
+// resolved by each side from its own device (resolve_connect) before any resource exists.
+enum class ConnectMethod : uint8_t { kTcp, kRdmaCm, kAuto };
 enum class MrMode : uint8_t { kPerQp, kShared };
 
 std::string_view to_string(Op v) noexcept;
@@ -31,6 +33,11 @@ Mode parse_mode(std::string_view s);
 CqMode parse_cq_mode(std::string_view s);
 ConnectMethod parse_connect(std::string_view s);
 MrMode parse_mr_mode(std::string_view s);
+
+// The concrete method for a device of `transport` ("InfiniBand", "iWARP", ...): kAuto becomes
+// kRdmaCm for RC on iWARP and kTcp otherwise (UC/UD on iWARP are then refused for their QP
+// type); an explicit choice is kept (validate_for_device refuses tcp on iWARP).
+ConnectMethod resolve_connect(ConnectMethod c, QpType qp, std::string_view transport) noexcept;
 
 constexpr bool is_atomic(Op op) noexcept { return op == Op::kFetchAdd || op == Op::kCmpSwap; }
 // Ops whose messages consume a receive WR at the responder.
@@ -59,7 +66,7 @@ struct Workload {
   uint32_t threads = 1;
   uint32_t qps_per_thread = 1;
   std::vector<int> cpus;         // pin worker i to cpus[i % size]; empty = no pinning
-  ConnectMethod connect = ConnectMethod::kTcp;
+  ConnectMethod connect = ConnectMethod::kAuto;  // resolved before the handshake
   bool verify = false;
   uint32_t mtu = 0;              // 0 = the ports' active MTU
   double timeout_s = 5.0;        // longest wait for the peer or for progress

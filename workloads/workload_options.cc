@@ -67,7 +67,12 @@ Workload build_workload(const WorkloadArgs& a) {
   w.bidir = a.bidir;
   w.srq = a.srq;
   w.verify = a.verify;
-  if (a.rdma_cm) w.connect = ConnectMethod::kRdmaCm;
+  if (a.connect) w.connect = parse_connect(lower(*a.connect));
+  if (a.rdma_cm) {
+    if (a.connect && w.connect != ConnectMethod::kRdmaCm)
+      throw ConfigError("connect", *a.connect, "rdma_cm when -R/--rdma-cm is given");
+    w.connect = ConnectMethod::kRdmaCm;
+  }
   if (a.all_sizes && a.sizes) throw ConfigError("size", *a.sizes, "either -s/--size or -a/--all, not both");
   if (a.all_sizes) w.sizes = parse_size_list("all", "size");
   else if (a.sizes) w.sizes = parse_size_list(*a.sizes, "size");

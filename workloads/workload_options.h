@@ -11,7 +11,7 @@ namespace rdmabench {
 
 struct WorkloadArgs {
   std::optional<std::string> op, qp, mode, sizes, iterations, duration, warmup, warmup_time,
-      tx_depth, rx_depth, inline_size, signal_every, cq, threads, qps, cpus, mtu, timeout;
+      tx_depth, rx_depth, inline_size, signal_every, cq, threads, qps, cpus, mtu, timeout, connect;
   bool all_sizes = false, bidir = false, events = false, srq = false, rdma_cm = false,
        verify = false;
   // Engine knobs.

@@ -1,8 +1,13 @@
-// Integration tests of the engine on a real RDMA device (Soft-RoCE in the testbed).
+// Integration tests of the engine on a real RDMA device (Soft-RoCE in the testbed, or Soft-iWARP
+// with `testbed/softroce run --transport iwarp`).
 // Run them through `testbed/softroce run -- rdmabench_engine_tests` (CTest does); without the
-// testbed's RDMABENCH_TEST_* variables every test fails, it never skips.
+// testbed's RDMABENCH_TEST_* variables every test fails, it never skips. What the device cannot
+// do (read from its transport and attributes: iWARP has only RC QPs, atomic_cap none has no
+// atomics) is reported as skipped "not applicable", and TransportRules checks those very
+// workloads are refused with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -32,6 +37,11 @@ class Engine : public ::testing::Test {
   static void SetUpTestSuite() {
     Testbed tb;
     if (!tb.ok()) return;
+    // The device's transport and atomic capability, as rdmabench reports them.
+    RunOutput devs = run({bin(), "devices", "--json"}, 120);
+    if (devs.status == 0)
+      for (const auto& d : nlohmann::json::parse(devs.out))
+        if (d.value("name", "") == tb.device) device_info_ = d;
     server_ = std::make_unique<Background>(std::vector<std::string>{
         bin(), "server", "-d", tb.device, "-x", tb.gid, "--bind", tb.addr, "-p", "0"});
     std::string line = server_->line();
@@ -46,7 +56,19 @@ class Engine : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(tb_.ok()) << "RDMABENCH_TEST_DEVICE/ADDR/GID_INDEX are not set: run this binary "
                              "with testbed/softroce run -- " << bin();
+    ASSERT_TRUE(device_info_.is_object()) << "rdmabench devices --json does not list " << tb_.device;
     ASSERT_FALSE(port_.empty()) << "the rdmabench server did not print its ready line";
+  }
+
+  static bool iwarp() { return device_info_.value("transport", "") == "iWARP"; }
+  static bool no_atomics() { return device_info_.value("atomic_cap", "") == "none"; }
+  // Why the device cannot run a QP type / op at all ("" = it can), from its attributes.
+  static std::string not_applicable(const std::string& qp, const std::string& op) {
+    if (iwarp() && qp != "rc") return "iWARP has only RC QPs";
+    if (iwarp() && (op == "send_imm" || op == "write_imm")) return "iWARP carries no immediate data";
+    if (no_atomics() && (op == "fetch_add" || op == "cmp_swap"))
+      return "the device reports atomic_cap none";
+    return "";
   }
 
   // Runs the client with `args`; returns its exit status and the parsed result document.
@@ -134,14 +156,22 @@ class Engine : public ::testing::Test {
         }
       }
     }
-    // The device really moved packets: rxe's hardware counters grew.
-    EXPECT_GT(doc["counters"]["client"].value("hw_counters/sent_pkts", 0), 0)
-        << doc["counters"].dump();
+    EXPECT_EQ(doc["devices"]["client"]["transport"], device_info_["transport"]);
+    if (iwarp()) {
+      // iWARP connects only through rdma_cm: the default (auto) chose it. siw has no port
+      // counters; --verify (every combination uses it) is the proof that data moved.
+      EXPECT_EQ(doc["workload"]["connect"], "rdma_cm");
+    } else {
+      // The device really moved packets: rxe's hardware counters grew.
+      EXPECT_GT(doc["counters"]["client"].value("hw_counters/sent_pkts", 0), 0)
+          << doc["counters"].dump();
+    }
     return doc;
   }
 
   Testbed tb_;
   static inline std::unique_ptr<Background> server_;
+  static inline nlohmann::json device_info_;
   static inline std::string port_;
   static inline int counter_ = 0;
 };
@@ -174,6 +204,9 @@ class EveryCombo : public Engine, public ::testing::WithParamInterface<Combo> {}
 
 TEST_P(EveryCombo, RunsAndVerifies) {
   const Combo& c = GetParam();
+  if (std::string why = not_applicable(c.qp, c.op); !why.empty())
+    GTEST_SKIP() << "not applicable on " << tb_.device << ": " << why
+                 << " (the refusal is checked by Engine.TransportRules)";
   // UD messages must fit the MTU (1024 on the testbed). UC latency uses single-packet messages:
   // UC drops a whole message when one of its packets is lost, and a ping-pong then stalls.
   std::string sizes = c.qp == "ud" || (c.qp == "uc" && c.mode == "lat") ? "64,1K" : "64,4K";
@@ -196,8 +229,10 @@ INSTANTIATE_TEST_SUITE_P(Verbs, EveryCombo, ::testing::ValuesIn(all_combos()),
 // ---- features ---------------------------------------------------------------------------------
 
 TEST_F(Engine, InlineSendLatency) {
-  auto doc = expect_ok({"--op", "send", "--mode", "lat", "-s", "32,128", "-I", "128", "-n", "100", "--verify"});
-  EXPECT_EQ(doc["workload"]["inline_size"], 128);
+  // 128 B inline, or the device's largest (siw: 80).
+  const std::string in = std::to_string(std::min(128, device_info_.value("max_inline_data", 0)));
+  auto doc = expect_ok({"--op", "send", "--mode", "lat", "-s", "32," + in, "-I", in, "-n", "100", "--verify"});
+  EXPECT_EQ(doc["workload"]["inline_size"], std::stoi(in));
 }
 
 TEST_F(Engine, PathMtuAndLatencyPrecision) {
@@ -263,7 +298,87 @@ TEST_F(Engine, DurationModeSend) {
   expect_ok({"--op", "send", "-s", "1K", "-D", "0.5", "--warmup-time", "0.2", "--verify"});
 }
 
-TEST_F(Engine, UdSendImm) { expect_ok({"--op", "send_imm", "-c", "ud", "-s", "256", "-n", "300", "--verify"}); }
+TEST_F(Engine, UdSendImm) {
+  if (std::string why = not_applicable("ud", "send_imm"); !why.empty())
+    GTEST_SKIP() << "not applicable on " << tb_.device << ": " << why;
+  expect_ok({"--op", "send_imm", "-c", "ud", "-s", "256", "-n", "300", "--verify"});
+}
+
+// ---- transport rules (iWARP) and locked memory ----------------------------------------------
+
+// The connect method follows the transport when not chosen (auto), and on iWARP every workload
+// the transport cannot run is refused with the reason, read from the device's attributes.
+TEST_F(Engine, TransportRules) {
+  auto doc = expect_ok({"--op", "write", "-s", "64", "-n", "100", "--verify"});
+  EXPECT_EQ(doc["workload"]["connect"], iwarp() ? "rdma_cm" : "tcp");
+  if (!iwarp()) return;  // RoCE: every combination ran in EveryCombo
+  struct Bad {
+    std::vector<std::string> args;
+    std::string reason;
+  };
+  std::vector<Bad> bad = {
+      {{"--op", "write", "-c", "uc", "-s", "64"}, "invalid qp 'uc': rc: iWARP has only reliable connected QPs"},
+      {{"--op", "send", "-c", "ud", "-s", "64"}, "invalid qp 'ud': rc: iWARP has only reliable connected QPs"},
+      {{"--op", "write", "--connect", "tcp", "-s", "64"},
+       "invalid connect 'tcp': rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only through rdma_cm"},
+  };
+  for (const std::string op : {"send_imm", "write_imm"})
+    bad.push_back({{"--op", op, "-s", "64"},
+                   "invalid op '" + op + "': send, write or read: iWARP (RDMAP) carries no immediate data"});
+  if (no_atomics())
+    for (const std::string op : {"fetch_add", "cmp_swap"})
+      bad.push_back({{"--op", op}, "invalid op '" + op + "': a device with atomic capability (" +
+                                       tb_.device + " reports atomic_cap none)"});
+  for (const auto& b : bad) {
+    std::string what;
+    for (const auto& a : b.args) what += a + " ";
+    SCOPED_TRACE(what);
+    nlohmann::json d;
+    RunOutput r = client(b.args, &d);
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find(b.reason), std::string::npos) << r.err;
+    if (d.is_object()) {
+      EXPECT_TRUE(d["results"].empty()) << "refused workload measured something: " << d.dump();
+    }
+  }
+}
+
+// Runs the client under `sh` with RLIMIT_MEMLOCK (soft, hard) set in KiB first (soft first: a
+// hard limit below the current soft one is refused).
+RunOutput client_with_memlock(const std::vector<std::string>& client_args, const std::string& soft_kib,
+                              const std::string& hard_kib) {
+  std::vector<std::string> full = {
+      "/bin/sh", "-c", "ulimit -S -l " + soft_kib + " && ulimit -H -l " + hard_kib + " && exec \"$@\"",
+      "sh", bin(), "client"};
+  full.insert(full.end(), client_args.begin(), client_args.end());
+  return run(full, 300);
+}
+
+// A run registering more than RLIMIT_MEMLOCK allows: refused up front with the numbers and the
+// fix where the kernel enforces the limit (iWARP, even for root); the soft limit is raised to the
+// hard one when that suffices.
+TEST_F(Engine, LockedMemoryLimit) {
+  // 4 QPs x 2 x (1 MiB + 64) = 8 MiB + 16 KiB registered; the limit is 1 MiB.
+  const std::vector<std::string> args = {tb_.addr, "-p", port_, "-d", tb_.device, "-x", tb_.gid,
+                                         "--timeout", "30", "--op", "write", "-s", "1M", "-q", "4",
+                                         "-n", "10", "--verify"};
+  RunOutput r = client_with_memlock(args, "1024", "1024");
+  if (iwarp()) {
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("invalid memlock '1024 KiB': this run registers 8404992 bytes"),
+              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("soft 1048576 bytes (1M), hard 1048576 bytes (1M)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("ulimit -l 8208"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("ENOMEM"), std::string::npos) << r.err;
+  } else {
+    // Root has CAP_IPC_LOCK: RoCE (rxe) does not count against the limit; nothing refuses.
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  // Soft 1 MiB, hard unlimited: the soft limit is raised and the run works.
+  r = client_with_memlock(args, "1024", "unlimited");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1048576"), std::string::npos) << r.out;
+}
 
 // ---- refusals: before any connection or verbs resource ---------------------------------------
 
@@ -318,6 +433,11 @@ TEST_F(Engine, DevicesJsonDescribesTheTestbedDevice) {
     found = true;
     EXPECT_EQ(d["ports"][0]["state"], "ACTIVE");
     EXPECT_EQ(d["ports"][0]["link_layer"], "Ethernet");
+    if (iwarp()) {  // no RoCE GIDs: GID 0 is derived from the netdev's MAC
+      EXPECT_EQ(d["transport"], "iWARP");
+      EXPECT_GT(d["max_qp_wr"].get<int>(), 0);
+      continue;
+    }
     bool has_addr = false;
     for (const auto& g : d["ports"][0]["gids"])
       if (g["ipv4"] == tb_.addr && g["type"] == "RoCE v2" &&

@@ -154,7 +154,7 @@ TEST(CampaignExpand, WorkloadOptionsMatchTheValues) {
       "duration_s": 0, "inline_size": -1, "timeout_s": 2.5, "cpus": [1, 0]})");
   std::vector<std::string> expect = {"--op", "send", "--qp", "ud", "--mode", "lat", "--size", "64,1024",
                                      "--iters", "50", "--cq", "event", "--cpus", "1,0",
-                                     "--verify", "--timeout", "2.5"};
+                                     "--connect", "tcp", "--verify", "--timeout", "2.5"};
   EXPECT_EQ(client_options(values), expect);
   Workload w = build_workload(workload_args(values));
   EXPECT_EQ(w.op, Op::kSend);
@@ -165,7 +165,11 @@ TEST(CampaignExpand, WorkloadOptionsMatchTheValues) {
   EXPECT_TRUE(w.verify);
   EXPECT_EQ(w.cpus, (std::vector<int>{1, 0}));
   EXPECT_DOUBLE_EQ(w.timeout_s, 2.5);
+  EXPECT_EQ(w.connect, ConnectMethod::kTcp);
   EXPECT_EQ(client_options(json::parse(R"({"connect": "rdma_cm"})")), std::vector<std::string>{"--rdma-cm"});
+  EXPECT_EQ(client_options(json::parse(R"({"connect": "auto"})")), std::vector<std::string>{});
+  EXPECT_EQ(build_workload(workload_args(json::parse(R"({"connect": "auto"})"))).connect,
+            ConnectMethod::kAuto);
 }
 
 TEST(CampaignParse, HostsAndDefaults) {

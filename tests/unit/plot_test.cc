@@ -367,6 +367,36 @@ TEST(Grouping, GroupByRefusesOtherParametersVaryingWithinASeries) {
   EXPECT_EQ(labels(g), (std::vector<std::string>{"rc", "uc"}));
 }
 
+TEST(Grouping, TransportIsNamedFromTheDeviceInformation) {
+  RunResult r;
+  auto label = [&](json d) {
+    r.client_device = std::move(d);
+    return field_value(r, "transport").text;
+  };
+  // rxe: InfiniBand transport over Ethernet with a RoCE v2 GID.
+  EXPECT_EQ(label({{"name", "rxe0"}, {"transport", "InfiniBand"}, {"link_layer", "Ethernet"},
+                   {"gid_type", "RoCE v2"}}), "RoCE v2");
+  EXPECT_EQ(label({{"name", "mlx5_0"}, {"transport", "InfiniBand"}, {"link_layer", "Ethernet"},
+                   {"gid_type", "RoCE v1"}}), "RoCE v1");
+  EXPECT_EQ(label({{"name", "mlx5_1"}, {"transport", "InfiniBand"}, {"link_layer", "InfiniBand"},
+                   {"gid_type", "IB"}}), "InfiniBand");
+  // The name does not matter: an iWARP device called rxe9 is iWARP.
+  EXPECT_EQ(label({{"name", "rxe9"}, {"transport", "iWARP"}, {"link_layer", "Ethernet"},
+                   {"gid_type", "IB"}}), "iWARP");
+  EXPECT_EQ(label(json::object()), "?/?");
+}
+
+TEST(Grouping, ServerAddressIsTheHostWithoutThePort) {
+  // A sweep starts every point's server on a free port: the series key is the host pair.
+  RunResult a, b;
+  a.server_address = "198.18.0.1:40001";
+  b.server_address = "198.18.0.1:40977";
+  EXPECT_EQ(field_value(a, "server_address").text, "198.18.0.1");
+  EXPECT_EQ(field_value(a, "server_address"), field_value(b, "server_address"));
+  b.server_address = "rb-host1";
+  EXPECT_EQ(field_value(b, "server_address").text, "rb-host1");
+}
+
 TEST(Grouping, GroupByNamesTheSeriesEvenWhenNothingVaries) {
   std::ostringstream notes;
   auto runs = load_results({fixture("repeat")}, notes);

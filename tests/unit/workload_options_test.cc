@@ -55,7 +55,7 @@ TEST(BuildWorkloadTest, NoArgumentsGivesTheDefaultWorkload) {
   EXPECT_EQ(w.qp, QpType::kRc);
   EXPECT_EQ(w.mode, Mode::kBw);
   EXPECT_EQ(w.cq, CqMode::kPoll);
-  EXPECT_EQ(w.connect, ConnectMethod::kTcp);
+  EXPECT_EQ(w.connect, ConnectMethod::kAuto);  // resolved from the device: rdma_cm on iWARP
   EXPECT_EQ(w.sizes, std::vector<uint64_t>{65536});
   EXPECT_NO_THROW(validate(w));
 }
@@ -87,6 +87,33 @@ TEST(BuildWorkloadTest, FlagsAreCarriedOver) {
   EXPECT_TRUE(w.verify);
   EXPECT_EQ(w.connect, ConnectMethod::kRdmaCm);
   EXPECT_EQ(w.cq, CqMode::kEvent);
+}
+
+TEST(BuildWorkloadTest, ConnectOption) {
+  WorkloadArgs a;
+  EXPECT_EQ(build_workload(a).connect, ConnectMethod::kAuto);
+  a.connect = "tcp";
+  EXPECT_EQ(build_workload(a).connect, ConnectMethod::kTcp);
+  a.connect = "RDMA_CM";
+  EXPECT_EQ(build_workload(a).connect, ConnectMethod::kRdmaCm);
+  a.connect = "tcp";
+  a.rdma_cm = true;
+  try {
+    build_workload(a);
+    FAIL() << "--connect tcp with -R accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "connect");
+    EXPECT_EQ(e.value(), "tcp");
+  }
+  a.rdma_cm = false;
+  a.connect = "udp";
+  try {
+    build_workload(a);
+    FAIL() << "--connect udp accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "connect");
+    EXPECT_NE(e.allowed().find("tcp, rdma_cm, auto"), std::string::npos);
+  }
 }
 
 TEST(BuildWorkloadTest, NumericOptions) {

@@ -558,9 +558,41 @@ TEST(WorkloadDeviceTest, IwarpNeedsRcAndRdmaCm) {
     expect_device_refused(w, d, "qp", std::string(to_string(qp)), "rc");
   }
   Workload w = make(Op::kSend, QpType::kRc);
-  expect_device_refused(w, d, "connect", "tcp", "rdma_cm");
+  w.connect = ConnectMethod::kTcp;  // chosen explicitly: refused with the reason
+  expect_device_refused(w, d, "connect", "tcp", "iWARP QPs connect only through rdma_cm");
   w.connect = ConnectMethod::kRdmaCm;
   EXPECT_NO_THROW(validate_for_device(w, d));
+  w.connect = ConnectMethod::kAuto;  // the default: becomes rdma_cm on iWARP
+  EXPECT_NO_THROW(validate_for_device(w, d));
+  for (Op op : {Op::kSendImm, Op::kWriteImm}) {
+    Workload imm = make(op, QpType::kRc);
+    expect_device_refused(imm, d, "op", name(op), "iWARP (RDMAP) carries no immediate data");
+  }
+}
+
+TEST(WorkloadDeviceTest, IwarpRefusesUcAndUdWhateverTheConnectMethod) {
+  DeviceLimits d = roomy_device();
+  d.transport = "iWARP";
+  for (ConnectMethod c : {ConnectMethod::kAuto, ConnectMethod::kTcp}) {
+    Workload w = make(Op::kWrite, QpType::kUc);
+    w.connect = c;
+    expect_device_refused(w, d, "qp", "uc", "iWARP has only reliable connected QPs");
+  }
+}
+
+TEST(WorkloadConnectTest, AutoIsTheDefaultAndResolvesFromTheTransport) {
+  EXPECT_EQ(Workload{}.connect, ConnectMethod::kAuto);
+  EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kRc, "iWARP"), ConnectMethod::kRdmaCm);
+  // UC/UD cannot use rdma_cm: they stay on tcp and iWARP then refuses the QP type.
+  EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kUc, "iWARP"), ConnectMethod::kTcp);
+  EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kUd, "iWARP"), ConnectMethod::kTcp);
+  EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kRc, "InfiniBand"), ConnectMethod::kTcp);
+  EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kRc, ""), ConnectMethod::kTcp);  // no such device
+  // An explicit choice is kept (and refused by validate_for_device where it cannot work).
+  EXPECT_EQ(resolve_connect(ConnectMethod::kTcp, QpType::kRc, "iWARP"), ConnectMethod::kTcp);
+  EXPECT_EQ(resolve_connect(ConnectMethod::kRdmaCm, QpType::kRc, "InfiniBand"), ConnectMethod::kRdmaCm);
+  EXPECT_EQ(parse_connect("auto"), ConnectMethod::kAuto);
+  EXPECT_EQ(to_string(ConnectMethod::kAuto), "auto");
 }
 
 // ---- defaults -------------------------------------------------------------------------------
