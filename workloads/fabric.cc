@@ -567,6 +567,7 @@ void Fabric::prepare_size(uint64_t size, bool fill_patterns) {
     c.base_send_flags = (size <= inline_cap_ && size > 0 && !is_fetch(w_.op)) ? IBV_SEND_INLINE : 0;
     c.received = 0;
     c.received_bytes = 0;
+    c.recv_header_bytes = w_.qp == QpType::kUd ? static_cast<uint32_t>(kUdGrh) : 0;
   }
 }
 

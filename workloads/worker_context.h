@@ -54,7 +54,8 @@ struct WorkerContext {
   uint64_t drain_ticks = 0;      // unreliable QPs: quiet time after FINISH before giving up
   // Receive accounting (cumulative over the size).
   uint64_t received = 0;
-  uint64_t received_bytes = 0;
+  uint64_t received_bytes = 0;   // payload only
+  uint32_t recv_header_bytes = 0;  // UD: the 40-byte GRH a receive completion also counts
   unsigned events_unacked = 0;
 };
 
