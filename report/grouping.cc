@@ -32,7 +32,8 @@ const std::vector<std::string>& series_fields() {
   static const std::vector<std::string> fields = {
       "op",       "qp",      "mode",           "cq",           "inline_size",
       "tx_depth", "threads", "qps_per_thread", "signal_every", "bidir",
-      "srq",      "connect", "device",         "transport",    "server_address"};
+      "srq",      "connect", "device",         "transport",    "server_address",
+      "tool"};
   return fields;
 }
 
@@ -69,6 +70,7 @@ FieldValue field_value(const RunResult& r, std::string_view field) {
     return {0, device_text(r.client_device, "transport") + "/" +
                    device_text(r.client_device, "link_layer")};
   if (field == "server_address") return {0, r.server_address};
+  if (field == "tool") return {r.tool == "rdmabench" ? 0.0 : 1.0, r.tool};
   throw std::logic_error("unknown series field " + std::string(field));
 }
 

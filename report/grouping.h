@@ -20,7 +20,8 @@ struct FieldValue {
 
 // The parameters that can tell series apart, in display order: op, qp, mode, cq, inline_size,
 // tx_depth, threads, qps_per_thread, signal_every, bidir, srq, connect, device, transport
-// (transport/link layer of the client's device) and server_address (the host pair).
+// (transport/link layer of the client's device), server_address (the host pair) and tool
+// (rdmabench, or perftest for documents converted by bench/vs-perftest).
 const std::vector<std::string>& series_fields();
 
 // Throws ConfigError("--group-by", field, <the allowed names>) unless field is one of them.
