@@ -214,9 +214,9 @@ nlohmann::json OobChannel::expect(const std::string& type, std::chrono::millisec
   return j;
 }
 
-bool OobChannel::readable() const {
+bool OobChannel::readable(std::chrono::milliseconds wait) const {
   pollfd p{fd_, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;
+  return ::poll(&p, 1, static_cast<int>(wait.count())) > 0;
 }
 
 OobListener::OobListener(const std::string& addr, uint16_t port) {

@@ -41,8 +41,9 @@ class OobChannel {
   nlohmann::json recv(std::chrono::milliseconds timeout, const std::string& what);
   // recv() and check the type.
   nlohmann::json expect(const std::string& type, std::chrono::milliseconds timeout);
-  // True when the peer has closed or data is waiting (non-blocking check).
-  bool readable() const;
+  // True when the peer has closed or data is waiting; waits up to `wait` for that (0: just
+  // checks). Control threads wait here instead of sleeping, so they wake only when needed.
+  bool readable(std::chrono::milliseconds wait = std::chrono::milliseconds(0)) const;
 
   const std::string& peer() const noexcept { return peer_; }
   int fd() const noexcept { return fd_; }

@@ -48,7 +48,8 @@ const std::vector<std::string>& series_fields() {
       "tx_depth", "threads", "qps_per_thread", "signal_every", "bidir",
       "srq",      "connect", "device",         "transport",    "server_address",
       "post_list", "sge",    "max_rd_atomic",  "latency_gap_us", "rate",
-      "cq_per_qp", "hugepages", "align",       "mr",           "numa"};
+      "cq_per_qp", "hugepages", "align",       "mr",           "numa",
+      "tool"};
   return fields;
 }
 
@@ -110,6 +111,7 @@ FieldValue field_value(const RunResult& r, std::string_view field) {
     return w.align == 0 ? FieldValue{0, "align=page"} : number(field, static_cast<double>(w.align));
   if (field == "mr") return enum_value(w.mr);
   if (field == "numa") return {static_cast<double>(w.numa), "numa=" + numa_text(w.numa)};
+  if (field == "tool") return {r.tool == "rdmabench" ? 0.0 : 1.0, r.tool};
   throw std::logic_error("unknown series field " + std::string(field));
 }
 

@@ -21,7 +21,8 @@ struct FieldValue {
 // The parameters that can tell series apart, in display order: op, qp, mode, cq, inline_size,
 // tx_depth, threads, qps_per_thread, signal_every, bidir, srq, connect, device, transport
 // (of the client's device: "RoCE v2", "RoCE v1", "InfiniBand", "iWARP", from its transport,
-// link layer and GID type) and server_address (the server's host, without the port).
+// link layer and GID type) and server_address (the server's host, without the port),
+// the engine knobs and tool (rdmabench, or perftest for documents converted by bench/vs-perftest).
 const std::vector<std::string>& series_fields();
 
 // Throws ConfigError("--group-by", field, <the allowed names>) unless field is one of them.

@@ -19,8 +19,11 @@ ResultFile load_result_file(const std::string& path) {
   text << in.rdbuf();
   nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw ConfigError("result file", path, "not JSON, not an rdmabench result");
-  const bool claims_rdmabench = j.is_object() && j.contains("tool") && j["tool"].is_object() &&
-                                j["tool"].value("name", "") == "rdmabench" && j.contains("results");
+  const std::string tool = j.is_object() && j.contains("tool") && j["tool"].is_object() &&
+                                   j["tool"].contains("name") && j["tool"]["name"].is_string()
+                               ? j["tool"]["name"].get<std::string>()
+                               : "";
+  const bool claims_rdmabench = (tool == "rdmabench" || tool == "perftest") && j.contains("results");
   if (!claims_rdmabench)
     throw ConfigError("result file", path,
                       "not an rdmabench result document (no \"tool\": {\"name\": \"rdmabench\"} "

@@ -91,7 +91,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
         if constexpr (uses_recv(kOp)) {
           if (wc.opcode & IBV_WC_RECV) {
             ++w.received;
-            w.received_bytes += wc.byte_len;
+            w.received_bytes += wc.byte_len - w.recv_header_bytes;
             repost_recv<V>(w, wc, ph.name);
             continue;
           }
@@ -122,7 +122,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
             if (wcs[k].status != IBV_WC_SUCCESS) throw_completion_error(w, wcs[k], ph.name);
             if ((wcs[k].opcode & IBV_WC_RECV) != 0) {
               ++w.received;
-              w.received_bytes += wcs[k].byte_len;
+              w.received_bytes += wcs[k].byte_len - w.recv_header_bytes;
               repost_recv<V>(w, wcs[k], ph.name);
             } else {
               w.qps[wcs[k].wr_id & 0xffffffffU].completed += wcs[k].wr_id >> 32;

@@ -661,6 +661,7 @@ void Fabric::prepare_size(uint64_t size, bool fill_patterns) {
     c.received_bytes = 0;
     c.post_calls = 0;
     c.recv_post_calls = 0;
+    c.recv_header_bytes = w_.qp == QpType::kUd ? static_cast<uint32_t>(kUdGrh) : 0;
   }
 }
 

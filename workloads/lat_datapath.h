@@ -41,7 +41,7 @@ inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_re
       throw_completion_error(w, wc, phase);
     if ((wc.opcode & IBV_WC_RECV) != 0) {
       ++w.received;
-      w.received_bytes += wc.byte_len;
+      w.received_bytes += wc.byte_len - w.recv_header_bytes;
       repost_recv<V>(w, wc, phase);
       got_recv = true;
     } else {

@@ -263,7 +263,9 @@ RunResult run_result_from_json(const nlohmann::json& j) {
                       "schema version " + std::to_string(kSchemaVersion));
   const char* kStr = "a string";
   r.tool = at_path<std::string>(j, "/tool/name", kStr);
-  if (r.tool != "rdmabench") throw ConfigError("/tool/name", r.tool, "\"rdmabench\"");
+  // "perftest": a perftest measurement converted into this schema by bench/vs-perftest.
+  if (r.tool != "rdmabench" && r.tool != "perftest")
+    throw ConfigError("/tool/name", r.tool, "\"rdmabench\" (or \"perftest\", converted)");
   r.tool_version = at_path<std::string>(j, "/tool/version", kStr);
   r.start_time = at_path<std::string>(j, "/start_time", kStr);
   auto host = [&](const std::string& side) {

@@ -105,7 +105,8 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
   const auto quiet_limit = ms(std::max(3.0, w_.timeout_s));
   auto deadline = std::chrono::steady_clock::now() + quiet_limit;
   for (;;) {
-    if (chan_.readable()) {
+    // Waits on the socket (a message wakes it at once) rather than sleeping in short steps.
+    if (chan_.readable(milliseconds(20))) {
       nlohmann::json j = chan_.recv(quiet_limit, "the client's next message");
       if (j["type"] != "heartbeat") return j;
       deadline = std::chrono::steady_clock::now() + quiet_limit;
@@ -118,7 +119,6 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
       throw TimeoutError("the client went silent for " +
                          std::to_string(std::chrono::duration_cast<milliseconds>(quiet_limit).count() / 1000) +
                          " s during a measurement (half-open connection?)");
-    std::this_thread::sleep_for(milliseconds(5));
   }
 }
 

@@ -89,9 +89,10 @@ struct WorkerContext {
   uint64_t drain_ticks = 0;      // unreliable QPs: quiet time after FINISH before giving up
   // Receive accounting (cumulative over the size).
   uint64_t received = 0;
-  uint64_t received_bytes = 0;
   uint64_t post_calls = 0;       // ibv_post_send calls (cumulative over the size)
   uint64_t recv_post_calls = 0;  // ibv_post_recv / ibv_post_srq_recv re-posts
+  uint64_t received_bytes = 0;   // payload only
+  uint32_t recv_header_bytes = 0;  // UD: the 40-byte GRH a receive completion also counts
   unsigned events_unacked = 0;
 };
 

@@ -380,6 +380,82 @@ TEST_F(Engine, LockedMemoryLimit) {
   EXPECT_NE(r.out.find("1048576"), std::string::npos) << r.out;
 }
 
+// ---- accuracy: byte/op accounting and the clock ----------------------------------------------
+
+// A fixed-iteration bandwidth run counts exactly: bytes = iterations x size (an iteration count
+// that is no multiple of the signaling interval, sizes of one and several packets), and the
+// receiver completed exactly the messages and bytes the sender posted.
+TEST_F(Engine, FixedIterationAccountingIsExact) {
+  constexpr uint64_t kIters = 777;  // signaled every 100: the last batch is partial
+  const std::vector<uint64_t> sizes = {1, 4096, 65536};
+  for (const std::string op : {"send", "write_imm", "write"}) {
+    SCOPED_TRACE(op);
+    auto doc = expect_ok({"--op", op, "-s", "1,4K,64K", "-n", std::to_string(kIters), "--warmup",
+                          "0", "-Q", "100"});
+    ASSERT_EQ(doc["results"].size(), sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const auto& r = doc["results"][i];
+      SCOPED_TRACE("size " + std::to_string(sizes[i]));
+      EXPECT_EQ(r["size"], sizes[i]);
+      EXPECT_EQ(r["iterations"], kIters);
+      EXPECT_EQ(r["ops"], kIters);
+      EXPECT_EQ(r["bytes"], kIters * sizes[i]);
+      EXPECT_EQ(r["sent_messages"], kIters);
+      EXPECT_NEAR(r["gbps"].get<double>(),
+                  static_cast<double>(kIters * sizes[i]) * 8 / r["seconds"].get<double>() / 1e9,
+                  1e-9 * r["gbps"].get<double>());
+      if (op != "write") {  // these consume a receive per message
+        EXPECT_EQ(r["received_messages"], kIters);
+        EXPECT_EQ(r["received_bytes"], kIters * sizes[i]);
+        EXPECT_EQ(r["lost_messages"], 0);
+      }
+    }
+  }
+}
+
+// Unreliable datagrams: every message is accounted for as received or lost.
+TEST_F(Engine, UdAccountingAddsUp) {
+  auto doc = expect_ok({"--op", "send", "-c", "ud", "-s", "512", "-n", "500", "--warmup", "0"});
+  const auto& r = doc["results"][0];
+  EXPECT_EQ(r["sent_messages"], 500);
+  EXPECT_EQ(r["bytes"], 500 * 512);
+  EXPECT_LE(r["received_messages"].get<uint64_t>(), 500u);
+  EXPECT_EQ(r["received_messages"].get<uint64_t>() + r["lost_messages"].get<uint64_t>(), 500u);
+  EXPECT_EQ(r["received_bytes"].get<uint64_t>(), r["received_messages"].get<uint64_t>() * 512);
+}
+
+// The result names the clock the client used; a clock_gettime fallback always says why (here
+// the emulated CPU may not report an invariant TSC; RDMABENCH_CLOCK=monotonic forces it).
+TEST_F(Engine, ResultNamesTheClockAndAnyFallback) {
+  auto check = [](const nlohmann::json& clock) {
+    ASSERT_TRUE(clock.is_object()) << clock;
+    const std::string source = clock["source"];
+    if (source == "tsc") {
+      EXPECT_GT(clock["tsc_hz"].get<double>(), 1e8) << clock;
+      EXPECT_EQ(clock["fallback_reason"], "") << clock;
+    } else {
+      EXPECT_EQ(source, "clock_gettime") << clock;
+      EXPECT_EQ(clock["tsc_hz"].get<double>(), 0.0) << clock;
+      EXPECT_NE(clock["fallback_reason"].get<std::string>(), "") << clock;
+    }
+  };
+  auto doc = expect_ok({"--op", "write", "-s", "64", "-n", "200"});
+  check(doc["clock"]);
+  const std::string old = env("RDMABENCH_CLOCK");
+  setenv("RDMABENCH_CLOCK", "monotonic", 1);
+  doc = expect_ok({"--op", "write", "-s", "64", "-n", "200"});
+  if (old.empty()) {
+    unsetenv("RDMABENCH_CLOCK");
+  } else {
+    setenv("RDMABENCH_CLOCK", old.c_str(), 1);
+  }
+  check(doc["clock"]);
+  EXPECT_EQ(doc["clock"]["source"], "clock_gettime");
+  EXPECT_NE(doc["clock"]["fallback_reason"].get<std::string>().find("RDMABENCH_CLOCK"),
+            std::string::npos)
+      << doc["clock"];
+}
+
 // ---- refusals: before any connection or verbs resource ---------------------------------------
 
 TEST_F(Engine, InvalidCombinationsAreRefusedUpFront) {

@@ -333,6 +333,35 @@ TEST(Grouping, PicksTheParameterThatVaries) {
   EXPECT_EQ(group_runs(pointers(lat), "").fields, std::vector<std::string>{"op"});
 }
 
+// bench/vs-perftest writes perftest's measurements as result documents with tool "perftest":
+// grouped by tool they make one series per tool.
+TEST(Grouping, PerftestDocumentsFormTheirOwnSeriesByTool) {
+  TempDir in;
+  const nlohmann::json doc = nlohmann::json::parse(read_text(fixture("bw/write.json")));
+  nlohmann::json converted = doc;
+  converted["tool"] = {{"name", "perftest"}, {"version", "4.5-0.17"}};
+  for (auto& r : converted["results"]) r["gbps"] = r["gbps"].get<double>() / 2;
+  std::ofstream(in.path() / "a-rdmabench.json") << doc.dump();
+  std::ofstream(in.path() / "b-perftest.json") << converted.dump();
+  std::ostringstream notes;
+  auto runs = load_results({in.str()}, notes);
+  ASSERT_EQ(runs.size(), 2u) << notes.str();
+  EXPECT_EQ(varying_fields(pointers(runs)), std::vector<std::string>{"tool"});
+  Grouping g = group_runs(pointers(runs), "tool");
+  EXPECT_EQ(labels(g), (std::vector<std::string>{"rdmabench", "perftest"}));
+  TempDir out;
+  plot({in.str()}, out.path(), "png", "tool");
+  auto blocks = read_dat(out.path() / "bandwidth.dat");
+  ASSERT_EQ(blocks.size(), 2u);
+  ASSERT_FALSE(blocks["rdmabench"].empty());
+  ASSERT_EQ(blocks["rdmabench"].size(), blocks["perftest"].size());
+  EXPECT_NEAR(blocks["perftest"][0][1], blocks["rdmabench"][0][1] / 2, 1e-3 * blocks["rdmabench"][0][1]);
+  // Another tool name is still not a result document.
+  converted["tool"]["name"] = "ib_write_bw";
+  std::ofstream(in.path() / "c-other.json") << converted.dump();
+  EXPECT_THROW(load_result_file((in.path() / "c-other.json").string()), ConfigError);
+}
+
 TEST(Grouping, SeveralVaryingParametersMakeACombinedKey) {
   std::ostringstream notes;
   auto runs = load_results({fixture("bw"), fixture("qp/write_uc.json")}, notes);

@@ -411,6 +411,16 @@ TEST(ResultJsonTest, ForeignDocumentIsRefused) {
   EXPECT_NE(std::string(e.what()).find("schema_version"), std::string::npos) << e.what();
 }
 
+TEST(ResultJsonTest, ToolIsRdmabenchOrConvertedPerftest) {
+  json j = sample_run();
+  j["tool"]["name"] = "perftest";
+  EXPECT_EQ(run_result_from_json(j).tool, "perftest");
+  j["tool"]["name"] = "ib_write_bw";
+  ConfigError e = catch_config_error([&] { run_result_from_json(j); });
+  EXPECT_EQ(e.field(), "/tool/name");
+  EXPECT_EQ(e.value(), "ib_write_bw");
+}
+
 TEST(ResultJsonTest, MissingTopLevelFieldIsNamed) {
   const json full = sample_run();
   for (const char* key :
