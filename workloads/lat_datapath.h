@@ -273,7 +273,7 @@ PhaseStats run_lat_open(WorkerContext& w, LatPhase& ph) {
         bool reply = false;
         if ((wc.opcode & IBV_WC_RECV) != 0) {
           ++w.received;
-          w.received_bytes += wc.byte_len;
+          w.received_bytes += wc.byte_len - w.recv_header_bytes;
           repost_recv<V>(w, wc, ph.name);
           reply = !is_fetch(kOp);
         } else {
