@@ -6,6 +6,8 @@
 #include <ostream>
 #include <sstream>
 
+#include "orchestrator/run_index.h"
+
 namespace rdmabench {
 namespace fs = std::filesystem;
 namespace {
@@ -45,6 +47,7 @@ std::vector<PointStatus> parse_point_statuses(const std::string& text, size_t* b
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("record") && j["record"].is_string()) continue;
     if (j.is_discarded() || !j.is_object() || !j.contains("point_id") || !j["point_id"].is_string() ||
         !j.contains("status") || !j["status"].is_string()) {
       ++bad;
@@ -81,6 +84,7 @@ CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes)
     if (read_text(d / "index.jsonl", text)) {
       c.has_index = true;
       c.points = parse_point_statuses(text, &c.bad_index_lines);
+      c.cliffs = parse_cliffs(text);
       if (c.bad_index_lines > 0)
         notes << "rdmabench: note: " << (d / "index.jsonl").string() << ": " << c.bad_index_lines
               << " line(s) are not point records; left out\n";

@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,13 @@ struct CampaignFolder {
   std::vector<nlohmann::json> host_envs;  // env/*.json objects, in name order
   // failed/<point_id>.json documents (any JSON object), by point id.
   std::map<std::string, nlohmann::json> failed_docs;
+  // The last {"record": "cliffs"} line of index.jsonl (a search campaign with "cliff"), if any.
+  std::optional<nlohmann::json> cliffs;
 };
 
 // The last status of every point in index.jsonl text (lines that are not objects with string
-// point_id and status are counted in `bad_lines`).
+// point_id and status are counted in `bad_lines`; record lines, {"record": ...}, are not points
+// and are left out without counting).
 std::vector<PointStatus> parse_point_statuses(const std::string& text, size_t* bad_lines);
 
 // Reads the campaign files of `dir`; a folder without them gives has_index false and nothing

@@ -10,6 +10,45 @@
 namespace rdmabench {
 namespace {
 
+// A value of a cliffs record (a size along "sizes", a string or a number) as text.
+std::string cliff_value_text(const std::string& along, const nlohmann::json& v) {
+  if (along == "sizes" && v.is_number_unsigned()) return format_size(v.get<uint64_t>());
+  if (v.is_string()) return v.get<std::string>();
+  return v.is_null() ? "" : v.dump();
+}
+
+double number_or_zero(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+
+// The cliffs of a cliffs record (untrusted: members of the wrong type give empty cells).
+void add_cliffs(const nlohmann::json& record, std::vector<CliffRow>& out) {
+  const std::string along = record.value("along", nlohmann::json()).is_string()
+                                ? record["along"].get<std::string>() : "";
+  const std::string metric = record.value("metric", nlohmann::json()).is_string()
+                                 ? record["metric"].get<std::string>() : "";
+  for (const auto& c : record["cliffs"]) {
+    if (!c.is_object()) continue;
+    CliffRow row;
+    row.along = along;
+    row.metric = metric;
+    if (c.contains("point_id") && c["point_id"].is_string()) row.point = c["point_id"];
+    if (c.contains("line") && c["line"].is_object())
+      for (const auto& [k, v] : c["line"].items())
+        row.line += (row.line.empty() ? "" : ", ") + k + "=" + cliff_value_text(k, v);
+    if (c.contains("value")) row.value = cliff_value_text(along, c["value"]);
+    if (c.contains("shape") && c["shape"].is_string()) row.shape = c["shape"];
+    row.measured = number_or_zero(c, "metric");
+    row.drop = number_or_zero(c, "drop");
+    if (c.contains("previous") && c["previous"].is_object()) {
+      row.previous = number_or_zero(c["previous"], "metric");
+      if (c["previous"].contains("value"))
+        row.previous_value = cliff_value_text(along, c["previous"]["value"]);
+    }
+    out.push_back(std::move(row));
+  }
+}
+
 // Text of a JSON member whatever its type (untrusted documents): strings as they are, numbers
 // and booleans printed, anything else "".
 std::string text_of(const nlohmann::json& j, const char* key) {
@@ -142,6 +181,10 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
       m.host_envs.push_back(host_env(env));
       std::string v = strip_tool_name(m.host_envs.back().rdmabench_version);
       if (!v.empty()) add_unique(sum.versions, v);
+    }
+    if (c.cliffs) {
+      m.searched_cliffs = true;
+      add_cliffs(*c.cliffs, m.cliffs);
     }
     for (const auto& p : c.points) {
       note_time(p.time);

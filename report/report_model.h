@@ -65,6 +65,13 @@ struct FailedPoint {
   std::string host_pair, time, workload, error;
 };
 
+// A cliff a search campaign found (orchestrator/cliff.h): along `along`, the metric of `point`
+// dropped by `drop` (0..1) from the previous value of its line.
+struct CliffRow {
+  std::string point, line, along, value, previous_value, metric, shape;
+  double measured = 0, previous = 0, drop = 0;
+};
+
 struct SkippedPoint {
   std::string id, reason;
 };
@@ -76,6 +83,8 @@ struct ReportModel {
   std::vector<WorkloadTable> workloads;
   std::vector<FailedPoint> failed;    // failed points, failed runs and failed sizes
   std::vector<SkippedPoint> skipped;
+  bool searched_cliffs = false;  // some input has a cliffs record (then the section is shown)
+  std::vector<CliffRow> cliffs;
 };
 
 ReportModel build_report_model(const std::vector<ReportInput>& inputs);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "harness/error.h"
+#include "orchestrator/cliff.h"
 #include "report/campaign_folder.h"
 #include "report/data_uri.h"
 #include "report/grouping.h"
@@ -307,6 +308,50 @@ TEST(CampaignFolder, LastIndexLineOfAPointCounts) {
   EXPECT_EQ(points[0].time, "T");
   EXPECT_EQ(points[1].point_id, "b");
   EXPECT_EQ(bad, 4u);
+}
+
+TEST(Report, CliffsOfASearchAreListedAndTheirRecordIsNotAPoint) {
+  // A search's index: two points, then the cliffs record the sweep writes (built by the
+  // orchestrator's own functions from a line whose bandwidth falls from 10 to 4 Gb/s at 4 KiB).
+  std::vector<CliffObservation> obs;
+  const json line = {{"op", "write"}, {"qp", "uc"}};
+  obs.push_back({"write uc", line, 1024, 1024, 10.0, "p1"});
+  obs.push_back({"write uc", line, 4096, 4096, 4.0, "p2"});
+  obs.push_back({"write uc", line, 16384, 16384, 9.5, "p3"});
+  const CliffSpec spec{CliffMetric::kBwGbps, 0.3, "sizes"};
+  const CliffScan scan = find_cliffs(obs, spec.threshold);
+  ASSERT_EQ(scan.cliffs.size(), 1u);
+  TempDir dir, out;
+  write_text(dir.path() / "index.jsonl",
+             json({{"point_id", "p1"}, {"status", "ok"}}).dump() + "\n" +
+                 json({{"point_id", "p2"}, {"status", "failed"}, {"error", "e"}}).dump() + "\n" +
+                 cliffs_record(spec, scan, "2026-11-23T00:00:00Z").dump() + "\n");
+  CampaignFolder c;
+  std::ostringstream notes;
+  c = read_campaign_folder(dir.str(), notes);
+  EXPECT_EQ(c.points.size(), 2u);
+  EXPECT_EQ(c.bad_index_lines, 0u) << "the record line is not a malformed point line";
+  ASSERT_TRUE(c.cliffs.has_value());
+  const std::string html = report({dir.str()}, out.path() / "r.html", "png", &notes);
+  EXPECT_NE(html.find("<h2>Cliffs (1)</h2>"), std::string::npos);
+  const size_t row = html.find("<tr class=\"cliff\" data-point=\"p2\">");
+  ASSERT_NE(row, std::string::npos) << html;
+  const std::string tr = html.substr(row, html.find("</tr>", row) - row);
+  for (const char* want : {"op=write, qp=uc", ">sizes<", ">1K<", ">4K<", ">bw_gbps<", ">10<", ">4<",
+                           "60.0 %", ">dip<"})
+    EXPECT_NE(tr.find(want), std::string::npos) << want << " in " << tr;
+  EXPECT_EQ(notes.str().find("not point records"), std::string::npos) << notes.str();
+}
+
+TEST(Report, SearchWithoutCliffsSaysSoAndAMatrixHasNoCliffSection) {
+  TempDir dir, out;
+  write_text(dir.path() / "index.jsonl",
+             json({{"point_id", "p1"}, {"status", "failed"}, {"error", "e"}}).dump() + "\n" +
+                 cliffs_record(CliffSpec{}, CliffScan{}, "T").dump() + "\n");
+  EXPECT_NE(report({dir.str()}, out.path() / "a.html").find("The search found none."), std::string::npos);
+  write_text(dir.path() / "index.jsonl",
+             json({{"point_id", "p1"}, {"status", "failed"}, {"error", "e"}}).dump() + "\n");
+  EXPECT_EQ(report({dir.str()}, out.path() / "b.html").find("id=\"cliffs\""), std::string::npos);
 }
 
 TEST(Report, CampaignWhoseEveryPointFailedStillGivesAPage) {
