@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "harness/error.h"
+#include "harness/utc_time.h"
 #include "orchestrator/shell_quote.h"
 
 namespace rdmabench {
@@ -13,15 +14,6 @@ std::string trim(std::string s) {
   size_t b = 0;
   while (b < s.size() && (s[b] == '\n' || s[b] == ' ')) ++b;
   return s.substr(b);
-}
-
-std::string utc_now() {
-  char buf[32];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string last_lines(const std::string& text, size_t max_chars = 600) {

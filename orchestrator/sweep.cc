@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/error.h"
+#include "harness/utc_time.h"
 #include "orchestrator/campaign.h"
 #include "orchestrator/cliff.h"
 #include "orchestrator/dry_run.h"
@@ -54,15 +55,6 @@ std::string random_token() {
     }
   }
   return t;
-}
-
-std::string utc_now() {
-  char buf[32];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 void make_dir(const std::string& d) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "harness/error.h"
+#include "harness/utc_time.h"
 #include "report/data_uri.h"
 #include "report/figures.h"
 #include "report/gnuplot.h"
@@ -45,15 +46,6 @@ std::string read_binary(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string utc_now() {
-  char buf[32];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 ReportInput load_input(const std::string& path, std::ostream& notes) {

@@ -6,6 +6,7 @@
 #include "harness/counters.h"
 #include "harness/error.h"
 #include "harness/oob_channel.h"
+#include "harness/utc_time.h"
 #include "harness/version.h"
 #include "workloads/session.h"
 #include "workloads/session_messages.h"
@@ -15,13 +16,6 @@ namespace rdmabench {
 namespace {
 
 using std::chrono::milliseconds;
-
-std::string iso_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 milliseconds ms(double s) { return milliseconds(static_cast<int64_t>(s * 1000)); }
 
@@ -307,7 +301,7 @@ RunResult run_client(const ClientOptions& options,
   opt.workload.connect = resolve_connect(opt.workload.connect, opt.workload.qp, transport);
   RunResult result;
   result.tool_version = kVersion;
-  result.start_time = iso_now();
+  result.start_time = utc_now();
   result.client_host = local_host_info();
   result.workload = opt.workload;
   result.server_address = opt.server + ":" + std::to_string(opt.port);

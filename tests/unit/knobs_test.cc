@@ -19,6 +19,7 @@
 #include "workloads/result.h"
 #include "workloads/workload.h"
 #include "workloads/workload_options.h"
+#include "tests/unit/test_util.h"
 
 namespace rdmabench {
 namespace {
@@ -26,15 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-ConfigError refusal(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a ConfigError";
-  return ConfigError("<none>", "", "");
-}
+ConfigError refusal(const std::function<void()>& f) { return testutil::catch_config_error(f); }
 
 void expect_refused(const Workload& w, const std::string& field, const std::string& value,
                     const std::string& fragment) {

@@ -65,6 +65,7 @@ struct Rig {
   Rig() {
     LateSendVerbs::reset();
     ctx.qps.resize(1);
+    shape_slot(ctx.qps[0], 1, 1);  // the prebuilt work requests, as Fabric builds them
     ctx.clock = &clock;
     ctx.control = &control;
     ctx.tx_depth = 4;

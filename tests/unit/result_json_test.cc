@@ -22,6 +22,7 @@
 #include "harness/statistics.h"
 #include "workloads/result.h"
 #include "workloads/workload.h"
+#include "tests/unit/test_util.h"
 
 namespace rdmabench {
 namespace {
@@ -29,18 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-ConfigError catch_config_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected ConfigError, got another exception: " << e.what();
-    return ConfigError("<wrong exception>", "", "");
-  }
-  ADD_FAILURE() << "expected ConfigError, nothing was thrown";
-  return ConfigError("<no exception>", "", "");
-}
+using testutil::catch_config_error;
 
 // A temporary directory, removed with its contents at the end of the test.
 class TempDir {

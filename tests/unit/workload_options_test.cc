@@ -11,22 +11,12 @@
 #include <vector>
 
 #include "harness/error.h"
+#include "tests/unit/test_util.h"
 
 namespace rdmabench {
 namespace {
 
-ConfigError catch_config_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected ConfigError, got another exception: " << e.what();
-    return ConfigError("<wrong exception>", "", "");
-  }
-  ADD_FAILURE() << "expected ConfigError, nothing was thrown";
-  return ConfigError("<no exception>", "", "");
-}
+using testutil::catch_config_error;
 
 // build_workload must refuse `a`, naming `field` and the value; returns the error for more checks.
 ConfigError expect_build_refused(const WorkloadArgs& a, const std::string& field,

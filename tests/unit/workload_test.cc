@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/error.h"
+#include "tests/unit/test_util.h"
 
 namespace rdmabench {
 namespace {
@@ -23,19 +24,7 @@ constexpr QpType kAllQps[] = {QpType::kRc, QpType::kUc, QpType::kUd};
 constexpr Mode kAllModes[] = {Mode::kBw, Mode::kLat};
 constexpr CqMode kAllCqs[] = {CqMode::kPoll, CqMode::kEvent};
 
-// Runs `f`, expects a ConfigError and returns it (a default-constructed-looking error otherwise).
-ConfigError catch_config_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected ConfigError, got another exception: " << e.what();
-    return ConfigError("<wrong exception>", "", "");
-  }
-  ADD_FAILURE() << "expected ConfigError, nothing was thrown";
-  return ConfigError("<no exception>", "", "");
-}
+using testutil::catch_config_error;
 
 // Expects validate(w) to refuse with the given field; the message must contain the value and
 // `allowed_fragment` (a piece of what is allowed).

@@ -1,0 +1,16 @@
+#include "harness/utc_time.h"
+
+#include <ctime>
+
+namespace rdmabench {
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace rdmabench
