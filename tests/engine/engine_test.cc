@@ -390,6 +390,7 @@ TEST_F(Engine, FixedIterationAccountingIsExact) {
   const std::vector<uint64_t> sizes = {1, 4096, 65536};
   for (const std::string op : {"send", "write_imm", "write"}) {
     SCOPED_TRACE(op);
+    if (!not_applicable("rc", op).empty()) continue;  // iWARP: no immediate data (TransportRules)
     auto doc = expect_ok({"--op", op, "-s", "1,4K,64K", "-n", std::to_string(kIters), "--warmup",
                           "0", "-Q", "100"});
     ASSERT_EQ(doc["results"].size(), sizes.size());
@@ -415,6 +416,9 @@ TEST_F(Engine, FixedIterationAccountingIsExact) {
 
 // Unreliable datagrams: every message is accounted for as received or lost.
 TEST_F(Engine, UdAccountingAddsUp) {
+  if (std::string why = not_applicable("ud", "send"); !why.empty())
+    GTEST_SKIP() << "not applicable on " << tb_.device << ": " << why
+                 << " (the refusal is checked by Engine.TransportRules)";
   auto doc = expect_ok({"--op", "send", "-c", "ud", "-s", "512", "-n", "500", "--warmup", "0"});
   const auto& r = doc["results"][0];
   EXPECT_EQ(r["sent_messages"], 500);
