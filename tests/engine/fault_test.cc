@@ -48,15 +48,22 @@ class Faults : public ::testing::Test {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
-  // Runs a client in the background, kills the server after `delay`, and checks the client
-  // fails in bounded time naming `phase` and the cause. The delay leaves the client's setup
-  // (seconds on the emulated testbed) far behind, so the kill lands in the intended phase.
+  // Runs a client in the background, kills the server `delay` after the session began (the
+  // server logs "session with" on reading the client's hello), and checks the client fails in
+  // bounded time naming `phase` and the cause. The delay leaves the session's setup (seconds on
+  // the emulated testbed) far behind, so the kill lands in the intended phase; counting from the
+  // hello, not from the client's start, keeps a slow client start-up (a sanitizer build on the
+  // emulated CPU takes over 10 s) out of it.
   void kill_server_during(std::vector<std::string> workload, double delay_s, const std::string& phase) {
     std::string port;
-    auto srv = server(port);
+    auto srv = server(port, {}, true);
     auto args = client_args(port, workload);
     args.insert(args.end(), {"--timeout", "3"});
     Background cli(args, true);
+    std::string line;
+    while ((line = srv->line()).find("session with") == std::string::npos && !line.empty()) {
+    }
+    ASSERT_FALSE(line.empty()) << "the server ended before the session began";
     std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(delay_s * 1000)));
     srv->kill_now(SIGKILL);
     auto t0 = std::chrono::steady_clock::now();
