@@ -37,8 +37,7 @@ struct VerbsOps {
 // Re-posts the receive a completion consumed; with a post list, once `post_list` of the slot's
 // receives were consumed, as one chained post.
 template <class V = VerbsOps>
-inline void repost_recv(WorkerContext& w, const ibv_wc& wc, const char* phase) {
-  QpSlot& q = w.qps[wc.wr_id];
+inline void repost_slot_recv(WorkerContext& w, QpSlot& q, const char* phase) {
   if (++q.recv_pending < w.post_list) return;
   q.recv_pending = 0;
   ibv_recv_wr* bad = nullptr;
@@ -46,6 +45,19 @@ inline void repost_recv(WorkerContext& w, const ibv_wc& wc, const char* phase) {
   ++w.recv_post_calls;
   if (rc != 0) [[unlikely]]
     throw_post_error(w, q, rc, true, phase);
+}
+
+template <class V = VerbsOps>
+inline void repost_recv(WorkerContext& w, const ibv_wc& wc, const char* phase) {
+  repost_slot_recv<V>(w, w.qps[wc.wr_id], phase);
+}
+
+// Latency loops: the receives a poll consumed are counted in `recv_owed` and re-posted here,
+// after the time-critical step (the ping's clock read, the pong's reply), so that no
+// ibv_post_recv sits inside a round trip. The receive queue keeps rx_depth - owed posted.
+template <class V = VerbsOps>
+inline void repost_owed(WorkerContext& w, QpSlot& q, const char* phase) {
+  for (; q.recv_owed != 0; --q.recv_owed) repost_slot_recv<V>(w, q, phase);
 }
 
 // Polls the worker's CQ, or with one CQ per QP the next one in turn.

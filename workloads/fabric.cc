@@ -567,6 +567,8 @@ void Fabric::build_slots() {
     c.next_cq = 0;
     c.channel = res_[wi].channel.get();
     c.tx_depth = w_.tx_depth;
+    // With one spare receive posted, the next message never waits for the one just consumed.
+    c.defer_recv = w_.rx_depth > w_.post_list;
     c.signal_every = w_.effective_signal_every();
     c.post_list = w_.post_list;
     c.affinity = numa_bind_ >= 0 ? &affinity_ : nullptr;

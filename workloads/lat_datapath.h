@@ -42,7 +42,10 @@ inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_re
     if ((wc.opcode & IBV_WC_RECV) != 0) {
       ++w.received;
       w.received_bytes += wc.byte_len - w.recv_header_bytes;
-      repost_recv<V>(w, wc, phase);
+      if (w.defer_recv)
+        ++w.qps[wc.wr_id].recv_owed;  // re-posted after the reply (repost_owed)
+      else
+        repost_recv<V>(w, wc, phase);
       got_recv = true;
     } else {
       q.completed += wc.wr_id >> 32;
@@ -170,6 +173,7 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
     uint64_t t1 = clock.now();
     next_start = t1 + w.gap_ticks;
     if (ph.hist != nullptr) ph.hist->record(t1 - t0);
+    repost_owed<V>(w, q, ph.name);
     if (ph.deadline != 0 && t1 >= ph.deadline) {
       ++i;
       break;
@@ -178,6 +182,7 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
   st.t_end = clock.now();
   st.ops = i;
   detail::drain_sends<kOp, kCq, V>(w, q, ph.name);
+  repost_owed<V>(w, q, ph.name);
   ph.marker = marker;
   st.posted = q.posted;
   if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
@@ -209,6 +214,7 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
       if (w.received - base > i) {
         detail::make_room<kOp, kCq, V>(w, q, ph.name);
         detail::post_one<kOp, kCq, V>(w, q, ph.name);
+        repost_owed<V>(w, q, ph.name);  // the reply first, then the receive it consumed
         ++i;
         continue;
       }
@@ -218,6 +224,7 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
   st.t_end = w.clock->now();
   st.ops = i;
   detail::drain_sends<kOp, kCq, V>(w, q, ph.name);
+  repost_owed<V>(w, q, ph.name);
   ph.marker = marker;
   st.posted = q.posted;
   if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);

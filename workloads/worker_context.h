@@ -34,6 +34,7 @@ struct QpSlot {
   uint64_t completed = 0;
   uint32_t unsignaled = 0;
   uint32_t recv_pending = 0;    // consumed receives not yet re-posted (post lists)
+  uint32_t recv_owed = 0;       // latency loops: consumed receives to re-post after the reply
 };
 
 // Sizes and links the slot's work requests: `post_list` chained sends and receives, each
@@ -78,6 +79,7 @@ struct WorkerContext {
   const Clock* clock = nullptr;
   WorkerControl* control = nullptr;
   uint32_t tx_depth = 1;
+  bool defer_recv = false;       // latency loops: re-post receives after the reply (rx_depth > post_list)
   uint32_t signal_every = 1;
   uint32_t post_list = 1;        // WRs per post call
   uint64_t gap_ticks = 0;        // ping-pong: busy-wait between iterations

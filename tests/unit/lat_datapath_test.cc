@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <vector>
 
 #include "harness/clock.h"
@@ -24,11 +25,13 @@ struct LateSendVerbs {
   static inline std::vector<ibv_wc> ready;
   static inline std::vector<ibv_wc> held;
   static inline uint64_t post_calls = 0;
+  static inline std::string events;  // 's' per send post, 'r' per receive post, in call order
 
   static void reset() {
     ready.clear();
     held.clear();
     post_calls = 0;
+    events.clear();
   }
   static ibv_wc wc(uint64_t wr_id, ibv_wc_opcode op) {
     ibv_wc c{};
@@ -39,11 +42,15 @@ struct LateSendVerbs {
   }
   static int post_send(ibv_qp*, ibv_send_wr* wr, ibv_send_wr**) noexcept {
     ++post_calls;
+    events += 's';
     ready.push_back(wc(0, IBV_WC_RECV));
     if ((wr->send_flags & IBV_SEND_SIGNALED) != 0) held.push_back(wc(wr->wr_id, IBV_WC_SEND));
     return 0;
   }
-  static int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**) noexcept { return 0; }
+  static int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**) noexcept {
+    events += 'r';
+    return 0;
+  }
   static int post_srq_recv(ibv_srq*, ibv_recv_wr*, ibv_recv_wr**) noexcept { return 0; }
   static int poll_cq(ibv_cq*, int n, ibv_wc* out) noexcept {
     int k = 0;
@@ -70,6 +77,7 @@ struct Rig {
     ctx.control = &control;
     ctx.tx_depth = 4;
     ctx.signal_every = 1;
+    ctx.post_list = 1;
     // A stall fails the test with a TimeoutError instead of hanging it (not a speed limit).
     ctx.timeout_ticks = static_cast<uint64_t>(10e9 / clock.ns_per_tick());
   }
@@ -116,6 +124,40 @@ TEST(LatDatapath, PongReapsItsSendCompletionsBeforeReturning) {
                                LateSendVerbs::ready.end());
     EXPECT_TRUE(LateSendVerbs::ready.empty());
   }
+}
+
+// The receive a message consumed is re-posted after the reply went out (and, on the ping, after
+// the round trip's clock read), so no ibv_post_recv sits inside a round trip; with no spare
+// receive (rx_depth == post_list, defer_recv false) it is re-posted first, before the reply.
+TEST(LatDatapath, PongRepostsTheReceiveAfterTheReplyWhenASpareIsPosted) {
+  for (bool defer : {true, false}) {
+    SCOPED_TRACE(defer ? "spare receive" : "no spare");
+    Rig rig;
+    rig.ctx.defer_recv = defer;
+    LateSendVerbs::ready.push_back(LateSendVerbs::wc(0, IBV_WC_RECV));
+    LatPhase ph{"pong", 3, 0, nullptr, 0};
+    PhaseStats st = run_lat_pong<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+    EXPECT_EQ(st.ops, 3u);
+    // Three pings answered. The fake echoes a receive for every post, so the last reply also
+    // "delivers" a fourth message, reaped while the phase drains its send completion.
+    EXPECT_EQ(LateSendVerbs::events, defer ? "srsrsr" "r" : "rsrsrs" "r");
+    // Every consumed receive was re-posted exactly once, none is left owed.
+    EXPECT_EQ(rig.ctx.received, 4u);
+    EXPECT_EQ(rig.ctx.recv_post_calls, rig.ctx.received);
+    EXPECT_EQ(rig.ctx.qps[0].recv_owed, 0u) << "a consumed receive was left un-posted";
+  }
+}
+
+TEST(LatDatapath, PingRepostsEveryReplysReceiveWithinItsIteration) {
+  Rig rig;
+  rig.ctx.defer_recv = true;
+  Histogram hist(1ULL << 40, 0.01);
+  LatPhase ph{"measurement", 4, 0, &hist, 0};
+  run_lat_ping<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+  // Each iteration: the ping's send, then (after the reply and the clock read) the re-post.
+  EXPECT_EQ(LateSendVerbs::events, "srsrsrsr");
+  EXPECT_EQ(rig.ctx.qps[0].recv_owed, 0u);
+  EXPECT_EQ(hist.count(), 4u);
 }
 
 }  // namespace
