@@ -55,11 +55,12 @@ inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_re
   return n;
 }
 
+// `last`: the phase's last send, signaled whatever the interval, so the phase can reap it.
 template <Op kOp, CqMode kCq, class V>
-inline void post_one(WorkerContext& w, QpSlot& q, const char* phase) {
+inline void post_one(WorkerContext& w, QpSlot& q, const char* phase, bool last) {
   // Keep the send queue from overflowing with unsignaled work.
   ++q.unsignaled;
-  if (q.unsignaled == w.signal_every || is_fetch(kOp)) {
+  if (q.unsignaled == w.signal_every || last || is_fetch(kOp)) {
     q.wr->send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
     q.wr->wr_id = uint64_t{q.unsignaled} << 32;
     q.unsignaled = 0;
@@ -168,7 +169,7 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
       while (clock.now() < next_start) {
       }
     uint64_t t0 = clock.now();
-    detail::post_one<kOp, kCq, V>(w, q, ph.name);
+    detail::post_one<kOp, kCq, V>(w, q, ph.name, i + 1 == ph.count);
     detail::wait_arrival<kOp, kCq, V>(w, q, marker, ph.name, false);
     uint64_t t1 = clock.now();
     next_start = t1 + w.gap_ticks;
@@ -205,7 +206,7 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
       marker = expect;
       detail::make_room<kOp, kCq, V>(w, q, ph.name);
       *q.tx_last = marker;
-      detail::post_one<kOp, kCq, V>(w, q, ph.name);
+      detail::post_one<kOp, kCq, V>(w, q, ph.name, i + 1 == ph.count);
     }
   } else {
     // One reply per message received; several may be waiting (open-loop clients).
@@ -213,7 +214,7 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
     while (i < ph.count) {
       if (w.received - base > i) {
         detail::make_room<kOp, kCq, V>(w, q, ph.name);
-        detail::post_one<kOp, kCq, V>(w, q, ph.name);
+        detail::post_one<kOp, kCq, V>(w, q, ph.name, i + 1 == ph.count);
         repost_owed<V>(w, q, ph.name);  // the reply first, then the receive it consumed
         ++i;
         continue;
@@ -261,7 +262,7 @@ PhaseStats run_lat_open(WorkerContext& w, LatPhase& ph) {
         if (lag > st.max_lag) st.max_lag = lag;
         if (sent == 0) st.first_post = now;
         st.last_post = now;
-        detail::post_one<kOp, kCq, V>(w, q, ph.name);
+        detail::post_one<kOp, kCq, V>(w, q, ph.name, false);  // open loop: signal_every is 1
         ++sent;
         due += period;
         last_progress = now;

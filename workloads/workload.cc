@@ -246,11 +246,12 @@ void validate(const Workload& w) {
     throw ConfigError("signal-every", std::to_string(w.signal_every),
                       "between 1 and the send queue depth (tx-depth " +
                           std::to_string(w.tx_depth) + ")");
-  // A latency test signals every send: each one's completion is reaped before the next message
-  // size starts, which selective signaling would leave to an unknown later completion.
-  if (w.mode == Mode::kLat && w.signal_every > 1)
+  // A latency phase reaps all of its send completions before the next one starts, so its last
+  // send must be signaled: known with a fixed iteration count, not with a duration or a rate.
+  if (w.mode == Mode::kLat && w.signal_every > 1 && (w.duration_s > 0 || w.open_loop()))
     throw ConfigError("signal-every", std::to_string(w.signal_every),
-                      "1 in latency mode (every send is signaled; selective signaling is for bw)");
+                      "1 in latency mode with --duration or --rate (selective signaling there needs "
+                      "a fixed iteration count, -n)");
   if (w.inline_size < -1)
     throw ConfigError("inline", std::to_string(w.inline_size), "0 or a positive byte count");
   if (w.inline_size > 0 && is_fetch(w.op))

@@ -247,6 +247,22 @@ TEST_F(Engine, SelectiveSignaling) {
   EXPECT_EQ(doc["workload"]["signal_every"], 16);
 }
 
+// Latency with one signaled send in 8 (-n only): each phase's last send is signaled, so every
+// size and the warm-up reap all of theirs; a stale one would stall the next size's room check.
+TEST_F(Engine, SelectiveSignalingLatency) {
+  for (const char* op : {"send", "write"}) {
+    SCOPED_TRACE(op);
+    auto doc = expect_ok({"--op", op, "--mode", "lat", "-s", "8,64,1K", "-n", "101", "--warmup", "13",
+                          "-t", "16", "-Q", "8", "-I", "0"});
+    EXPECT_EQ(doc["workload"]["signal_every"], 8);
+    ASSERT_EQ(doc["results"].size(), 3u);
+    for (const auto& r : doc["results"]) {
+      EXPECT_EQ(r["latency"]["count"], 101);
+      EXPECT_EQ(r["sent_messages"], 101 + 13);  // warm-up included
+    }
+  }
+}
+
 TEST_F(Engine, TwoThreadsTwoQpsEach) {
   auto doc = expect_ok({"--op", "write", "-s", "4K", "-n", "200", "--threads", "2", "-q", "2", "--verify"});
   EXPECT_EQ(doc["results"][0]["threads"].size(), 2u);

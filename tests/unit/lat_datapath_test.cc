@@ -126,6 +126,24 @@ TEST(LatDatapath, PongReapsItsSendCompletionsBeforeReturning) {
   }
 }
 
+// Selective signaling in latency mode (-n only): every signal_every-th send and the phase's last
+// one are signaled, so the phase still reaps all of its sends whatever the count.
+TEST(LatDatapath, SelectiveSignalingSignalsTheLastSendOfThePhase) {
+  Rig rig;
+  rig.ctx.tx_depth = 8;
+  rig.ctx.signal_every = 4;
+  Histogram hist(1ULL << 40, 0.01);
+  for (uint64_t iters : {1ULL, 4ULL, 10ULL}) {
+    SCOPED_TRACE(iters);
+    rig.next_size();
+    LatPhase ph{"measurement", iters, 0, &hist, 0};
+    PhaseStats st = run_lat_ping<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+    EXPECT_EQ(st.ops, iters);
+    EXPECT_EQ(rig.ctx.qps[0].completed, iters) << "an unsignaled tail was left unreaped";
+    EXPECT_TRUE(LateSendVerbs::held.empty());
+  }
+}
+
 // The receive a message consumed is re-posted after the reply went out (and, on the ping, after
 // the round trip's clock read), so no ibv_post_recv sits inside a round trip; with no spare
 // receive (rx_depth == post_list, defer_recv false) it is re-posted first, before the reply.

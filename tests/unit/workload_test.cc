@@ -320,11 +320,14 @@ TEST(WorkloadValidateTest, SignalEveryAboveTxDepthIsRefused) {
   expect_refused(w, "signal-every", "65", "tx-depth 64");
 }
 
-TEST(WorkloadValidateTest, SelectiveSignalingInLatencyModeIsRefused) {
-  Workload w = make(Op::kWrite, QpType::kRc);
+TEST(WorkloadValidateTest, SelectiveSignalingInLatencyModeNeedsAFixedIterationCount) {
+  Workload w = make(Op::kSend, QpType::kRc);
   w.mode = Mode::kLat;
+  w.tx_depth = 8;
   w.signal_every = 4;
-  expect_refused(w, "signal-every", "4", "1 in latency mode");
+  EXPECT_NO_THROW(validate(w));  // -n: the phase's last send is signaled
+  w.duration_s = 2;
+  expect_refused(w, "signal-every", "4", "1 in latency mode with --duration or --rate");
   w.signal_every = 1;
   EXPECT_NO_THROW(validate(w));
 }
