@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -217,6 +218,13 @@ nlohmann::json OobChannel::expect(const std::string& type, std::chrono::millisec
 bool OobChannel::readable(std::chrono::milliseconds wait) const {
   pollfd p{fd_, POLLIN, 0};
   return ::poll(&p, 1, static_cast<int>(wait.count())) > 0;
+}
+
+OobChannel::Ready OobChannel::wait(std::chrono::milliseconds wait, const EventFd& wake) const {
+  pollfd p[2] = {{fd_, POLLIN, 0}, {wake.fd(), POLLIN, 0}};
+  const int ms = static_cast<int>(std::clamp<int64_t>(wait.count(), 0, INT32_MAX));
+  if (::poll(p, 2, ms) <= 0) return {};  // timeout, or EINTR: the caller re-checks and waits again
+  return {p[0].revents != 0, p[1].revents != 0};
 }
 
 OobListener::OobListener(const std::string& addr, uint16_t port) {

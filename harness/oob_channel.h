@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include "harness/event_fd.h"
+
 namespace rdmabench {
 
 inline constexpr uint16_t kProtocolVersion = 1;
@@ -44,6 +46,13 @@ class OobChannel {
   // True when the peer has closed or data is waiting; waits up to `wait` for that (0: just
   // checks). Control threads wait here instead of sleeping, so they wake only when needed.
   bool readable(std::chrono::milliseconds wait = std::chrono::milliseconds(0)) const;
+  // Waits up to `wait` for the channel to become readable (as readable()) or `wake` to be
+  // notified, whichever comes first; says which (both may be set, neither on timeout).
+  struct Ready {
+    bool message = false;
+    bool woken = false;
+  };
+  Ready wait(std::chrono::milliseconds wait, const EventFd& wake) const;
 
   const std::string& peer() const noexcept { return peer_; }
   int fd() const noexcept { return fd_; }

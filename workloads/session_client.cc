@@ -109,17 +109,21 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
 }
 
 void ClientSession::wait_senders(WorkerControl& control, uint32_t workers) {
+  constexpr milliseconds kBeat(1000);
   auto last_beat = std::chrono::steady_clock::now();
   while (control.senders_done.load() < workers) {
-    // Wakes 50 times a second (not 500): on a machine whose cores are all busy polling, each
-    // wake-up preempts a worker. A message from the server wakes it at once.
-    const bool message = chan_.readable(milliseconds(20));
+    // Sleeps until a worker is done (or fails), the server says something, or the next
+    // heartbeat is due: no timer wake-ups in between, as each would preempt a busy-polling
+    // worker on a machine whose cores are all taken.
+    const auto until_beat = std::chrono::ceil<milliseconds>(last_beat + kBeat - std::chrono::steady_clock::now());
+    const OobChannel::Ready ready = chan_.wait(until_beat, control.wake);
+    if (ready.woken) control.wake.drain();
     auto now = std::chrono::steady_clock::now();
-    if (now - last_beat > milliseconds(1000)) {
+    if (now - last_beat >= kBeat) {
       chan_.send({{"type", "heartbeat"}});
       last_beat = now;
     }
-    if (message) {
+    if (ready.message) {
       // Only an error (or a closed connection) can arrive now; recv() throws it.
       nlohmann::json j = chan_.recv(milliseconds(1000), "the server's status");
       throw PeerError("protocol error: unexpected '" + j["type"].get<std::string>() +

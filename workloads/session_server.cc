@@ -105,8 +105,14 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
   const auto quiet_limit = ms(std::max(3.0, w_.timeout_s));
   auto deadline = std::chrono::steady_clock::now() + quiet_limit;
   for (;;) {
-    // Waits on the socket (a message wakes it at once) rather than sleeping in short steps.
-    if (chan_.readable(milliseconds(20))) {
+    // Sleeps on the socket and the workers' wake-up until a message, a worker's failure or the
+    // deadline: no timer wake-ups during the measurement (each would preempt a busy worker).
+    const auto left = std::chrono::ceil<milliseconds>(deadline - std::chrono::steady_clock::now());
+    const OobChannel::Ready ready =
+        control != nullptr ? chan_.wait(left, control->wake)
+                           : OobChannel::Ready{chan_.readable(std::max(left, milliseconds(0))), false};
+    if (ready.woken) control->wake.drain();
+    if (ready.message) {
       nlohmann::json j = chan_.recv(quiet_limit, "the client's next message");
       if (j["type"] != "heartbeat") return j;
       deadline = std::chrono::steady_clock::now() + quiet_limit;
@@ -158,9 +164,18 @@ void ServerSession::run_size(const nlohmann::json& start) {
     if (w_.bidir) {
       auto deadline = std::chrono::steady_clock::now() + ms(w_.timeout_s + 5);
       while (control.senders_done.load() < T) {
-        if (std::chrono::steady_clock::now() > deadline)
-          throw TimeoutError("the server's own senders did not finish");
-        std::this_thread::sleep_for(milliseconds(1));
+        const auto now = std::chrono::steady_clock::now();
+        if (now > deadline) throw TimeoutError("the server's own senders did not finish");
+        // Sleeps until a sender is done; a message from the client (an error) ends the wait too.
+        const OobChannel::Ready ready =
+            chan_.wait(std::chrono::ceil<milliseconds>(deadline - now), control.wake);
+        if (ready.woken) control.wake.drain();
+        if (ready.message) {
+          // Only an error (or a closed connection) can arrive now; recv() throws it.
+          nlohmann::json j = chan_.recv(milliseconds(1000), "the client's status");
+          throw PeerError("protocol error: unexpected '" + j["type"].get<std::string>() +
+                          "' from the client while the server's senders finish");
+        }
       }
       nlohmann::json sp = nlohmann::json::array();
       for (auto& o : out) sp.push_back(o.posted_total);

@@ -28,7 +28,10 @@ struct ThreadCpu {
 };
 
 void mark_sent(WorkerContext& c, WorkerOutcome& out) {
-  if (!out.sent_marked) c.control->senders_done.fetch_add(1);
+  if (!out.sent_marked) {
+    c.control->senders_done.fetch_add(1);
+    c.control->wake.notify();
+  }
   out.sent_marked = true;
 }
 
@@ -145,6 +148,7 @@ void run_worker(const Workload& w, WorkerContext& ctx, const SizePlan& plan, Wor
   }
   mark_sent(ctx, out);
   ctx.control->workers_done.fetch_add(1);
+  ctx.control->wake.notify();
 }
 
 void pin_current_thread(int cpu) {

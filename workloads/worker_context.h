@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/clock.h"
+#include "harness/event_fd.h"
 #include "harness/histogram.h"
 
 namespace rdmabench {
@@ -67,6 +68,9 @@ struct WorkerControl {
   std::atomic<uint32_t> workers_done{0};     // workers that returned (ok or error)
   std::atomic<const char*> phase{"start"};   // what the workers are doing (for error messages)
   std::vector<std::atomic<uint64_t>> expected_recv;  // per worker: messages to receive, once known
+  // Workers notify it after changing senders_done / workers_done (or failing), so the control
+  // thread sleeps on its socket and this instead of waking on a timer during the measurement.
+  EventFd wake;
 };
 
 struct WorkerContext {

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "harness/error.h"
+#include "harness/event_fd.h"
 
 namespace rdmabench {
 namespace {
@@ -403,6 +405,65 @@ TEST(OobChannelTest, MoveTransfersTheConnection) {
   p.client.send({{"type", "ping"}});
   EXPECT_EQ(moved.expect("ping", kPatience)["type"], "ping");
   EXPECT_FALSE(p.client.readable());  // nothing has been sent to the client
+}
+
+// ---- waiting on the channel and a wake-up (the control threads) ---------------------------
+
+bool fd_readable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
+TEST(EventFdTest, NotifyMakesItReadableAndDrainClearsIt) {
+  EventFd e;
+  ASSERT_GE(e.fd(), 0);
+  EXPECT_FALSE(fd_readable(e.fd()));
+  EXPECT_EQ(e.drain(), 0u);
+  e.notify();
+  e.notify();
+  EXPECT_TRUE(fd_readable(e.fd()));
+  EXPECT_EQ(e.drain(), 2u);  // both notifications, in one read
+  EXPECT_FALSE(fd_readable(e.fd()));
+}
+
+TEST(OobChannelTest, WaitWakesOnANotificationFromAnotherThread) {
+  Pair p;
+  EventFd wake;
+  std::thread worker([&] { wake.notify(); });
+  const OobChannel::Ready r = p.server.wait(kPatience, wake);
+  worker.join();
+  EXPECT_TRUE(r.woken);
+  EXPECT_FALSE(r.message);
+  EXPECT_EQ(wake.drain(), 1u);
+}
+
+TEST(OobChannelTest, WaitWakesOnAMessageAndSaysWhich) {
+  Pair p;
+  EventFd wake;
+  p.client.send({{"type", "heartbeat"}});
+  const OobChannel::Ready r = p.server.wait(kPatience, wake);
+  EXPECT_TRUE(r.message);
+  EXPECT_FALSE(r.woken);
+  EXPECT_EQ(p.server.expect("heartbeat", kPatience)["type"], "heartbeat");
+}
+
+TEST(OobChannelTest, WaitReportsAClosedPeerAsAMessage) {
+  Pair p;
+  EventFd wake;
+  p.client.close();
+  const OobChannel::Ready r = p.server.wait(kPatience, wake);
+  EXPECT_TRUE(r.message);  // recv() then says the peer closed
+  EXPECT_NE(peer_error_text([&] { p.server.recv(kPatience, "anything"); }), "");
+}
+
+TEST(OobChannelTest, WaitTimesOutWithNeither) {
+  Pair p;
+  EventFd wake;
+  const OobChannel::Ready r = p.server.wait(1ms, wake);
+  EXPECT_FALSE(r.message);
+  EXPECT_FALSE(r.woken);
+  const OobChannel::Ready zero = p.server.wait(0ms, wake);
+  EXPECT_FALSE(zero.message || zero.woken);
 }
 
 }  // namespace
