@@ -146,6 +146,21 @@ inline void drain_sends(WorkerContext& w, QpSlot& q, const char* phase) {
   }
 }
 
+// Ends a ping or pong phase: stops its clock, reaps its sends and re-posts what it consumed, so
+// nothing is left over for the next phase.
+template <Op kOp, CqMode kCq, class V>
+inline PhaseStats end_phase(WorkerContext& w, QpSlot& q, LatPhase& ph, PhaseStats st, uint64_t ops,
+                            uint8_t marker) {
+  st.t_end = w.clock->now();
+  st.ops = ops;
+  drain_sends<kOp, kCq, V>(w, q, ph.name);
+  repost_owed<V>(w, q, ph.name);
+  ph.marker = marker;
+  st.posted = q.posted;
+  if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
+  return st;
+}
+
 }  // namespace detail
 
 // Client side: count round trips (or until the deadline).
@@ -180,14 +195,7 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
       break;
     }
   }
-  st.t_end = clock.now();
-  st.ops = i;
-  detail::drain_sends<kOp, kCq, V>(w, q, ph.name);
-  repost_owed<V>(w, q, ph.name);
-  ph.marker = marker;
-  st.posted = q.posted;
-  if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
-  return st;
+  return detail::end_phase<kOp, kCq, V>(w, q, ph, st, i, marker);
 }
 
 // Server side: answer `count` messages, or until the peer reports it finished.
@@ -222,14 +230,7 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
       if (!detail::wait_arrival<kOp, kCq, V>(w, q, 0, ph.name, true)) break;
     }
   }
-  st.t_end = w.clock->now();
-  st.ops = i;
-  detail::drain_sends<kOp, kCq, V>(w, q, ph.name);
-  repost_owed<V>(w, q, ph.name);
-  ph.marker = marker;
-  st.posted = q.posted;
-  if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
-  return st;
+  return detail::end_phase<kOp, kCq, V>(w, q, ph, st, i, marker);
 }
 
 // Client side, open loop: message k is due at t_start + k * period_ticks and is posted then (or

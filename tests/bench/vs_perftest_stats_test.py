@@ -220,6 +220,9 @@ class Pool(unittest.TestCase):
             self.assertAlmostEqual(b["ratio"]["median"], 1.05)
             self.assertEqual((b["ratio"]["ci_low"], b["ratio"]["ci_high"]), (0.95, 1.2))
             self.assertIn("slower~", text.getvalue())
+            self.assertIn("p50_us: geometric mean of the points' median ratios 1.050 over 1 points",
+                          text.getvalue())
+            self.assertEqual(doc["summary"]["p50_us"]["significantly_worse"], 0)
             self.assertFalse(os.path.exists(out + ".tmp"))
 
 

@@ -20,6 +20,7 @@
 #include "orchestrator/run_index.h"
 #include "orchestrator/shell_quote.h"
 #include "orchestrator/workload_fields.h"
+#include "tests/unit/test_util.h"
 
 namespace rdmabench {
 namespace {
@@ -45,14 +46,9 @@ Campaign parse(const json& j) { return parse_campaign(j, "/campaigns", "/usr/bin
 
 // Parsing `j` must fail with a ConfigError naming `path`; returns the message.
 std::string expect_error(const json& j, const std::string& path) {
-  try {
-    parse(j);
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.field(), path) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error for " << j.dump();
-  return "";
+  const ConfigError e = testutil::catch_config_error([&] { parse(j); });
+  EXPECT_EQ(e.field(), path) << e.what() << " for " << j.dump();
+  return e.what();
 }
 
 // ---- expansion --------------------------------------------------------------------------------

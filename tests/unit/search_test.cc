@@ -19,6 +19,7 @@
 #include "orchestrator/sampling.h"
 #include "orchestrator/search.h"
 #include "orchestrator/workload_fields.h"
+#include "tests/unit/test_util.h"
 #include "workloads/workload_options.h"
 
 namespace rdmabench {
@@ -106,15 +107,11 @@ json example_search() {
 
 Campaign parse(const json& j) { return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench"); }
 
+// Parsing `j` must fail with a ConfigError naming `path`; returns the message.
 std::string expect_error(const json& j, const std::string& path) {
-  try {
-    parse(j);
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.field(), path) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error for " << j.dump();
-  return "";
+  const ConfigError e = testutil::catch_config_error([&] { parse(j); });
+  EXPECT_EQ(e.field(), path) << e.what() << " for " << j.dump();
+  return e.what();
 }
 
 TEST(SearchParse, DimensionsAreWorkloadFields) {
