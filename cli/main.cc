@@ -1,5 +1,6 @@
-// rdmabench command line: devices, server, client, sweep, plot, export, report, compare. Every error is caught here and
-// printed as one message; the exit status is 2 for bad input, 1 for a failed run.
+// rdmabench command line: devices, server, client, sweep, plot, export, report, compare. Every
+// error is caught here and printed as one message; the exit status is 2 for bad input, 1 for a
+// failed run.
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
@@ -25,17 +26,20 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop.store(true); }
 
-void add_local_options(CLI::App* app, rdmabench::LocalSettings& local, std::optional<std::string>& port,
-                       std::optional<std::string>& gid) {
+void add_local_options(CLI::App* app, rdmabench::LocalSettings& local,
+                       std::optional<std::string>& port, std::optional<std::string>& gid) {
   app->add_option("-d,--device", local.device, "RDMA device (default: the first one)");
   app->add_option("-i,--ib-port", port, "device port (default 1)");
-  app->add_option("-x,--gid-index", gid, "GID index (default: the RoCE v2 GID of the port's IPv4 address)");
+  app->add_option("-x,--gid-index", gid,
+                  "GID index (default: the RoCE v2 GID of the port's IPv4 address)");
 }
 
 void apply_local(rdmabench::LocalSettings& local, const std::optional<std::string>& port,
                  const std::optional<std::string>& gid) {
-  if (port) local.port = static_cast<uint32_t>(rdmabench::parse_uint_option("ib-port", *port, 1, 255));
-  if (gid) local.gid_index = static_cast<int>(rdmabench::parse_uint_option("gid-index", *gid, 0, 65535));
+  if (port)
+    local.port = static_cast<uint32_t>(rdmabench::parse_uint_option("ib-port", *port, 1, 255));
+  if (gid)
+    local.gid_index = static_cast<int>(rdmabench::parse_uint_option("gid-index", *gid, 0, 65535));
 }
 
 }  // namespace
@@ -56,7 +60,8 @@ int main(int argc, char** argv) {
   std::optional<std::string> s_port, s_ibport, s_gid;
   auto* server = app.add_subcommand("server", "serve tests (the client sends the workload)");
   add_local_options(server, sopt.local, s_ibport, s_gid);
-  server->add_option("--bind", sopt.bind, "address to listen on (default: the device's IPv4 address)");
+  server->add_option("--bind", sopt.bind,
+                     "address to listen on (default: the device's IPv4 address)");
   server->add_option("-p,--port", s_port, "TCP port (default 18515; 0 = any free port)");
   server->add_flag("--once", sopt.once, "serve one test and exit with its status");
   server->add_option("--token", sopt.token, "shared secret the client must present")
@@ -98,18 +103,24 @@ int main(int argc, char** argv) {
                      "tcp, rdma_cm or auto (default: rdma_cm on iWARP devices, else tcp)");
   client->add_flag("--verify", wa.verify, "check the payload arrives intact");
   client->add_option("-m,--mtu", wa.mtu, "path MTU (256..4096; default: the ports' active MTU)");
-  client->add_option("--timeout", wa.timeout, "seconds without progress before giving up (default 5)");
+  client->add_option("--timeout", wa.timeout,
+                     "seconds without progress before giving up (default 5)");
   // Engine knobs (README "Engine knobs").
-  client->add_option("-l,--post-list", wa.post_list, "chain N work requests per post call (sends and receive re-posts)");
+  client->add_option("-l,--post-list", wa.post_list,
+                     "chain N work requests per post call (sends and receive re-posts)");
   client->add_option("--sge", wa.sge, "split each message over K scatter/gather entries");
-  client->add_option("-o,--max-rd-atomic", wa.max_rd_atomic, "outstanding reads/atomics per QP (RC)");
-  client->add_option("--latency-gap", wa.latency_gap, "microseconds to busy-wait between ping-pong iterations");
+  client->add_option("-o,--max-rd-atomic", wa.max_rd_atomic,
+                     "outstanding reads/atomics per QP (RC)");
+  client->add_option("--latency-gap", wa.latency_gap,
+                     "microseconds to busy-wait between ping-pong iterations");
   client->add_option("--rate", wa.rate, "open-loop latency: messages/s per QP on a fixed schedule");
   client->add_flag("--cq-per-qp", wa.cq_per_qp, "one CQ per QP instead of one per thread");
   client->add_flag("--hugepages", wa.hugepages, "buffers from huge pages");
-  client->add_option("--align", wa.align, "buffer alignment in bytes, a power of two (default: page)");
+  client->add_option("--align", wa.align,
+                     "buffer alignment in bytes, a power of two (default: page)");
   client->add_option("--mr", wa.mr, "per_qp (one MR per QP, default) or shared (one MR per side)");
-  client->add_option("--numa", wa.numa, "none, auto (the device's node) or N: bind buffers and threads");
+  client->add_option("--numa", wa.numa,
+                     "none, auto (the device's node) or N: bind buffers and threads");
   std::optional<std::string> lat_precision;
   client->add_option("--latency-precision", lat_precision,
                      "latency histogram's largest relative error, 0.00001..0.1 (default 0.01)");
@@ -141,28 +152,34 @@ int main(int argc, char** argv) {
 
   // report
   ReportOptions ropt;
-  auto* report = app.add_subcommand("report", "one self-contained HTML page of results (plots/README.md)");
+  auto* report =
+      app.add_subcommand("report", "one self-contained HTML page of results (plots/README.md)");
   report->add_option("inputs", ropt.inputs, "result folders (a sweep's, or any *.json) or files")
       ->required();
-  report->add_option("-o,--out", ropt.out_file, "the page (default: <first input folder>/report.html)");
+  report->add_option("-o,--out", ropt.out_file,
+                     "the page (default: <first input folder>/report.html)");
   report->add_option("--format", ropt.format, "embedded images: png or svg (default png)");
 
   // compare
   CompareOptions cmpopt;
   auto* compare = app.add_subcommand(
-      "compare", "compare two result sets point by point; exit 1 on a regression (plots/README.md)");
+      "compare",
+      "compare two result sets point by point; exit 1 on a regression (plots/README.md)");
   compare->add_option("A", cmpopt.a, "the baseline: a result folder or file")->required();
   compare->add_option("B", cmpopt.b, "the candidate: a result folder or file")->required();
-  compare->add_option("--threshold", cmpopt.threshold,
-                      "percent: a real change for the worse beyond this is a regression (default 5)");
+  compare->add_option(
+      "--threshold", cmpopt.threshold,
+      "percent: a real change for the worse beyond this is a regression (default 5)");
   compare->add_option("--noise-floor", cmpopt.noise_floor,
                       "percent: the least spread assumed around each median (default 2)");
-  compare->add_option("--metric", cmpopt.metrics, "gbps, mmsg, p50, p99, p99.9 (default gbps,mmsg,p50,p99)");
+  compare->add_option("--metric", cmpopt.metrics,
+                      "gbps, mmsg, p50, p99, p99.9 (default gbps,mmsg,p50,p99)");
   compare->add_flag("--json", cmpopt.json, "print JSON instead of the table");
 
   // sweep
   SweepOptions swopt;
-  auto* sweep = app.add_subcommand("sweep", "run a campaign of tests over host pairs (orchestrator/README.md)");
+  auto* sweep = app.add_subcommand(
+      "sweep", "run a campaign of tests over host pairs (orchestrator/README.md)");
   sweep->add_option("campaign", swopt.campaign_file, "campaign file (JSON)")->required();
   sweep->add_option("--out", swopt.out_dir, "results folder (default: out/<campaign name>)");
   sweep->add_flag("--resume", swopt.resume, "run only the points without an ok result in --out");
@@ -207,13 +224,15 @@ int main(int argc, char** argv) {
         char* end = nullptr;
         double v = std::strtod(lat_precision->c_str(), &end);
         if (lat_precision->empty() || *end != '\0' || !(v >= 0.00001 && v <= 0.1))
-          throw ConfigError("latency-precision", *lat_precision, "a relative error from 0.00001 to 0.1");
+          throw ConfigError("latency-precision", *lat_precision,
+                            "a relative error from 0.00001 to 0.1");
         copt.histogram_error = v;
       }
       std::signal(SIGPIPE, SIG_IGN);
       std::ostream& table = json_stdout ? std::cerr : std::cout;
       print_header(table, copt.workload);
-      RunResult r = run_client(copt, [&](const SizeResult& s) { print_size(table, copt.workload, s); });
+      RunResult r =
+          run_client(copt, [&](const SizeResult& s) { print_size(table, copt.workload, s); });
       print_footer(table, r);
       nlohmann::json doc = r;
       if (!json_file.empty()) write_file_atomic(json_file, doc.dump(2) + "\n");

@@ -26,8 +26,8 @@ void print_devices(std::ostream& os, const std::vector<DeviceInfo>& devices) {
   for (const auto& d : devices) {
     os << d.name << ": " << d.transport << ", vendor 0x" << std::hex << d.vendor_id << " part 0x"
        << d.vendor_part_id << std::dec << ", fw " << (d.fw_ver.empty() ? "-" : d.fw_ver)
-       << ", max_qp_wr " << d.max_qp_wr << ", max_inline_data " << d.max_inline_data
-       << ", max_sge " << d.max_sge << ", atomics " << d.atomic_cap << "\n";
+       << ", max_qp_wr " << d.max_qp_wr << ", max_inline_data " << d.max_inline_data << ", max_sge "
+       << d.max_sge << ", atomics " << d.atomic_cap << "\n";
     for (const auto& p : d.ports) {
       os << "  port " << p.port << ": " << p.state << ", " << p.link_layer << ", MTU "
          << p.active_mtu << " (max " << p.max_mtu << "), " << fmt("%g", p.speed_gbps) << " Gb/s "
@@ -69,8 +69,7 @@ void print_size(std::ostream& os, const Workload& w, const SizeResult& r) {
                   static_cast<unsigned long long>(r.iterations), r.gbps, r.mmsg_per_s,
                   r.cpu.utilization * 100);
     os << line;
-    if (r.reverse)
-      os << fmt("   reverse %.3f Gb/s", r.reverse->gbps);
+    if (r.reverse) os << fmt("   reverse %.3f Gb/s", r.reverse->gbps);
     if (r.lost_messages > 0) os << "   lost " << r.lost_messages;
     os << "\n";
   } else if (r.latency) {

@@ -81,7 +81,8 @@ CmEvent cm_expect(rdma_event_channel* ch, rdma_cm_event_type expected,
     std::string msg = std::string("rdma_cm: ") + what + ": expected " + rdma_event_str(expected) +
                       ", got " + rdma_event_str(ev.type);
     if (ev.status != 0)
-      msg += " (status " + std::to_string(ev.status) + ": " + std::strerror(std::abs(ev.status)) + ")";
+      msg +=
+          " (status " + std::to_string(ev.status) + ": " + std::strerror(std::abs(ev.status)) + ")";
     if (ev.type == RDMA_CM_EVENT_REJECTED) msg += " - the server refused the connection";
     if (ev.type == RDMA_CM_EVENT_UNREACHABLE) msg += " - no route to the server over RDMA";
     throw PeerError(msg);

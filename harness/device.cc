@@ -15,57 +15,87 @@ namespace {
 
 std::string port_state_str(ibv_port_state s) {
   switch (s) {
-    case IBV_PORT_NOP: return "NOP";
-    case IBV_PORT_DOWN: return "DOWN";
-    case IBV_PORT_INIT: return "INIT";
-    case IBV_PORT_ARMED: return "ARMED";
-    case IBV_PORT_ACTIVE: return "ACTIVE";
-    case IBV_PORT_ACTIVE_DEFER: return "ACTIVE_DEFER";
+    case IBV_PORT_NOP:
+      return "NOP";
+    case IBV_PORT_DOWN:
+      return "DOWN";
+    case IBV_PORT_INIT:
+      return "INIT";
+    case IBV_PORT_ARMED:
+      return "ARMED";
+    case IBV_PORT_ACTIVE:
+      return "ACTIVE";
+    case IBV_PORT_ACTIVE_DEFER:
+      return "ACTIVE_DEFER";
   }
   return "UNKNOWN";
 }
 
 double lane_speed_gbps(uint8_t code) {
   switch (code) {
-    case 1: return 2.5;
-    case 2: return 5.0;
-    case 4: return 10.0;
-    case 8: return 10.3125;
-    case 16: return 14.0625;
-    case 32: return 25.78125;
-    case 64: return 50.0;
-    case 128: return 100.0;
-    default: return 0.0;
+    case 1:
+      return 2.5;
+    case 2:
+      return 5.0;
+    case 4:
+      return 10.0;
+    case 8:
+      return 10.3125;
+    case 16:
+      return 14.0625;
+    case 32:
+      return 25.78125;
+    case 64:
+      return 50.0;
+    case 128:
+      return 100.0;
+    default:
+      return 0.0;
   }
 }
 
 int width_lanes(uint8_t code) {
   switch (code) {
-    case 1: return 1;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-    case 16: return 2;
-    default: return 0;
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
   }
 }
 
 std::string gid_type_str(uint32_t t) {
   switch (t) {
-    case IBV_GID_TYPE_IB: return "IB";
-    case IBV_GID_TYPE_ROCE_V1: return "RoCE v1";
-    case IBV_GID_TYPE_ROCE_V2: return "RoCE v2";
-    default: return "unknown";
+    case IBV_GID_TYPE_IB:
+      return "IB";
+    case IBV_GID_TYPE_ROCE_V1:
+      return "RoCE v1";
+    case IBV_GID_TYPE_ROCE_V2:
+      return "RoCE v2";
+    default:
+      return "unknown";
   }
 }
 
 std::string transport_str(ibv_transport_type t) {
   switch (t) {
-    case IBV_TRANSPORT_IB: return "InfiniBand";
-    case IBV_TRANSPORT_IWARP: return "iWARP";
-    case IBV_TRANSPORT_USNIC: return "usNIC";
-    case IBV_TRANSPORT_USNIC_UDP: return "usNIC UDP";
-    default: return "unknown";
+    case IBV_TRANSPORT_IB:
+      return "InfiniBand";
+    case IBV_TRANSPORT_IWARP:
+      return "iWARP";
+    case IBV_TRANSPORT_USNIC:
+      return "usNIC";
+    case IBV_TRANSPORT_USNIC_UDP:
+      return "usNIC UDP";
+    default:
+      return "unknown";
   }
 }
 
@@ -147,12 +177,18 @@ uint32_t mtu_bytes(ibv_mtu mtu) noexcept { return 128U << static_cast<int>(mtu);
 
 ibv_mtu mtu_enum(uint32_t bytes) {
   switch (bytes) {
-    case 256: return IBV_MTU_256;
-    case 512: return IBV_MTU_512;
-    case 1024: return IBV_MTU_1024;
-    case 2048: return IBV_MTU_2048;
-    case 4096: return IBV_MTU_4096;
-    default: throw ConfigError("mtu", std::to_string(bytes), "one of 256, 512, 1024, 2048, 4096");
+    case 256:
+      return IBV_MTU_256;
+    case 512:
+      return IBV_MTU_512;
+    case 1024:
+      return IBV_MTU_1024;
+    case 2048:
+      return IBV_MTU_2048;
+    case 4096:
+      return IBV_MTU_4096;
+    default:
+      throw ConfigError("mtu", std::to_string(bytes), "one of 256, 512, 1024, 2048, 4096");
   }
 }
 
@@ -296,7 +332,9 @@ const PortInfo& Device::port(uint32_t port_num) const {
 
 bool Device::is_iwarp() const noexcept { return info_.transport == "iWARP"; }
 
-bool Device::is_ethernet(uint32_t port_num) const { return port(port_num).link_layer == "Ethernet"; }
+bool Device::is_ethernet(uint32_t port_num) const {
+  return port(port_num).link_layer == "Ethernet";
+}
 
 uint32_t auto_gid_index(const PortInfo& port, const std::string& prefer_ipv4) {
   if (port.link_layer == "InfiniBand") return 0;
@@ -326,8 +364,8 @@ const GidEntry& gid_entry(const PortInfo& port, uint32_t index) {
   std::string valid;
   for (const auto& g : port.gids) {
     if (g.index == index) return g;
-    valid += (valid.empty() ? "" : ", ") + std::to_string(g.index) + " (" + g.gid + " " + g.type +
-             ")";
+    valid +=
+        (valid.empty() ? "" : ", ") + std::to_string(g.index) + " (" + g.gid + " " + g.type + ")";
   }
   throw ConfigError("gid-index", std::to_string(index),
                     "valid GID indexes on port " + std::to_string(port.port) + ": " +
@@ -335,13 +373,20 @@ const GidEntry& gid_entry(const PortInfo& port, uint32_t index) {
 }
 
 void to_json(nlohmann::json& j, const GidEntry& g) {
-  j = {{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}, {"ipv4", g.ipv4}};
+  j = {
+      {"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}, {"ipv4", g.ipv4}};
 }
 
 void to_json(nlohmann::json& j, const PortInfo& p) {
-  j = {{"port", p.port},           {"state", p.state},     {"link_layer", p.link_layer},
-       {"active_mtu", p.active_mtu}, {"max_mtu", p.max_mtu}, {"speed_gbps", p.speed_gbps},
-       {"width", p.width},         {"lid", p.lid},         {"gids", p.gids}};
+  j = {{"port", p.port},
+       {"state", p.state},
+       {"link_layer", p.link_layer},
+       {"active_mtu", p.active_mtu},
+       {"max_mtu", p.max_mtu},
+       {"speed_gbps", p.speed_gbps},
+       {"width", p.width},
+       {"lid", p.lid},
+       {"gids", p.gids}};
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d) {

@@ -14,27 +14,27 @@ namespace rdmabench {
 
 struct GidEntry {
   uint32_t index = 0;
-  std::string gid;         // textual, e.g. "::ffff:198.18.0.1" or "fe80::..."
-  std::string type;        // "IB", "RoCE v1", "RoCE v2"
-  std::string netdev;      // name of the netdev behind it ("" if none)
-  std::string ipv4;        // the IPv4 address when the GID is IPv4-mapped, else ""
+  std::string gid;     // textual, e.g. "::ffff:198.18.0.1" or "fe80::..."
+  std::string type;    // "IB", "RoCE v1", "RoCE v2"
+  std::string netdev;  // name of the netdev behind it ("" if none)
+  std::string ipv4;    // the IPv4 address when the GID is IPv4-mapped, else ""
 };
 
 struct PortInfo {
   uint32_t port = 1;
-  std::string state;       // "ACTIVE", "DOWN", ...
-  std::string link_layer;  // "InfiniBand", "Ethernet"
-  uint32_t active_mtu = 0; // bytes
+  std::string state;        // "ACTIVE", "DOWN", ...
+  std::string link_layer;   // "InfiniBand", "Ethernet"
+  uint32_t active_mtu = 0;  // bytes
   uint32_t max_mtu = 0;
-  double speed_gbps = 0;   // per lane * width
-  std::string width;       // "1x", "4x", ...
+  double speed_gbps = 0;  // per lane * width
+  std::string width;      // "1x", "4x", ...
   uint16_t lid = 0;
   std::vector<GidEntry> gids;
 };
 
 struct DeviceInfo {
   std::string name;
-  std::string transport;   // "InfiniBand", "iWARP", ...
+  std::string transport;  // "InfiniBand", "iWARP", ...
   std::string node_guid;
   std::string fw_ver;
   uint32_t vendor_id = 0;
@@ -48,12 +48,12 @@ struct DeviceInfo {
   int max_qp_rd_atom = 0;
   uint32_t max_inline_data = 0;  // probed: the largest inline size a QP can be created with
   uint64_t max_mr_size = 0;
-  std::string atomic_cap;        // "none", "hca", "global"
+  std::string atomic_cap;  // "none", "hca", "global"
   int max_sge_rd = 0;
   int max_srq_sge = 0;
   int max_qp_init_rd_atom = 0;
   int max_cq = 0;
-  int numa_node = -1;            // from sysfs; -1 = unknown (no NUMA information)
+  int numa_node = -1;  // from sysfs; -1 = unknown (no NUMA information)
   std::vector<PortInfo> ports;
 };
 

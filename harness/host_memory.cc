@@ -22,9 +22,12 @@ HugePageInfo huge_page_info(const std::string& meminfo_path) {
     std::string key;
     uint64_t v = 0;
     if (!(ss >> key >> v)) continue;
-    if (key == "Hugepagesize:") h.page_bytes = v * 1024;  // "kB"
-    else if (key == "HugePages_Total:") h.total = v;
-    else if (key == "HugePages_Free:") h.free = v;
+    if (key == "Hugepagesize:")
+      h.page_bytes = v * 1024;  // "kB"
+    else if (key == "HugePages_Total:")
+      h.total = v;
+    else if (key == "HugePages_Free:")
+      h.free = v;
   }
   return h;
 }
@@ -44,7 +47,8 @@ size_t mapping_bytes(size_t bytes, size_t alignment, uint64_t huge_page_bytes) {
   return (len + page - 1) / page * page;
 }
 
-HostMemory HostMemory::map(size_t bytes, size_t alignment, uint64_t huge_page_bytes, int numa_node) {
+HostMemory HostMemory::map(size_t bytes, size_t alignment, uint64_t huge_page_bytes,
+                           int numa_node) {
   if (bytes == 0) bytes = 1;
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) alignment = 1;
   HostMemory m;
@@ -56,10 +60,11 @@ HostMemory HostMemory::map(size_t bytes, size_t alignment, uint64_t huge_page_by
     const int err = errno;
     m.map_len_ = 0;
     if (huge_page_bytes > 0)
-      throw ConfigError("hugepages", "true",
-                        huge_pages_advice(mapping_bytes(bytes, alignment, huge_page_bytes) / huge_page_bytes,
-                                          huge_page_info()) +
-                            " (mmap MAP_HUGETLB: " + std::strerror(err) + ")");
+      throw ConfigError(
+          "hugepages", "true",
+          huge_pages_advice(mapping_bytes(bytes, alignment, huge_page_bytes) / huge_page_bytes,
+                            huge_page_info()) +
+              " (mmap MAP_HUGETLB: " + std::strerror(err) + ")");
     throw_sys("mmap", std::to_string(m.map_len_) + " bytes of buffers", err);
   }
   m.map_ = p;

@@ -73,10 +73,12 @@ std::vector<int> numa_node_cpus(int node, const std::string& sysfs_root) {
 void bind_memory_to_node(void* addr, size_t len, int node) {
   constexpr size_t kBits = 8 * sizeof(unsigned long);
   unsigned long mask[1024 / kBits] = {};
-  if (node < 0 || node >= 1024) throw ConfigError("numa", std::to_string(node), "a node from 0 to 1023");
+  if (node < 0 || node >= 1024)
+    throw ConfigError("numa", std::to_string(node), "a node from 0 to 1023");
   mask[size_t(node) / kBits] |= 1UL << (size_t(node) % kBits);
   if (syscall(SYS_mbind, addr, len, MPOL_BIND, mask, 1024UL, MPOL_MF_MOVE | MPOL_MF_STRICT) != 0)
-    throw_sys("mbind", std::to_string(len) + " bytes of buffers to NUMA node " + std::to_string(node));
+    throw_sys("mbind",
+              std::to_string(len) + " bytes of buffers to NUMA node " + std::to_string(node));
 }
 
 int node_of_address(const void* addr) {

@@ -22,8 +22,8 @@ namespace {
 constexpr uint8_t kMagic[4] = {'R', 'D', 'M', 'B'};
 
 int remaining_ms(std::chrono::steady_clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                    std::chrono::steady_clock::now());
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
   return left.count() < 0 ? 0 : static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX));
 }
 
@@ -59,7 +59,8 @@ uint32_t decode_frame_header(std::span<const uint8_t, kFrameHeaderBytes> in) {
     throw PeerError("protocol version " + std::to_string(version) + " not supported (this is " +
                     std::to_string(kProtocolVersion) + "; use the same rdmabench on both hosts)");
   if (in[6] != 0 || in[7] != 0) throw PeerError("malformed frame header (reserved bytes set)");
-  uint32_t len = (uint32_t(in[8]) << 24) | (uint32_t(in[9]) << 16) | (uint32_t(in[10]) << 8) | in[11];
+  uint32_t len =
+      (uint32_t(in[8]) << 24) | (uint32_t(in[9]) << 16) | (uint32_t(in[10]) << 8) | in[11];
   if (len == 0 || len > kMaxMessageBytes)
     throw PeerError("message length " + std::to_string(len) + " out of bounds (1.." +
                     std::to_string(kMaxMessageBytes) + ")");
@@ -69,12 +70,12 @@ uint32_t decode_frame_header(std::span<const uint8_t, kFrameHeaderBytes> in) {
 nlohmann::json decode_payload(std::span<const uint8_t> payload) {
   // Messages are shallow; refuse deep nesting (which costs stack in every later traversal).
   constexpr int kMaxDepth = 32;
-  const nlohmann::json::parser_callback_t limit_depth =
-      [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth > kMaxDepth)
-          throw PeerError("malformed message (nested deeper than " + std::to_string(kMaxDepth) + ")");
-        return true;
-      };
+  const nlohmann::json::parser_callback_t limit_depth = [](int depth, nlohmann::json::parse_event_t,
+                                                           nlohmann::json&) {
+    if (depth > kMaxDepth)
+      throw PeerError("malformed message (nested deeper than " + std::to_string(kMaxDepth) + ")");
+    return true;
+  };
   nlohmann::json j = nlohmann::json::parse(payload.begin(), payload.end(), limit_depth, false);
   if (j.is_discarded()) throw PeerError("malformed message (not JSON)");
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
@@ -201,8 +202,9 @@ nlohmann::json OobChannel::recv(std::chrono::milliseconds timeout, const std::st
   nlohmann::json j = decode_payload(body);
   if (j["type"] == "error") {
     const auto it = j.find("message");
-    throw PeerError("the peer " + peer_ + " reported: " +
-                    (it != j.end() && it->is_string() ? it->get<std::string>() : std::string("(no text)")));
+    throw PeerError(
+        "the peer " + peer_ + " reported: " +
+        (it != j.end() && it->is_string() ? it->get<std::string>() : std::string("(no text)")));
   }
   return j;
 }

@@ -34,7 +34,8 @@ class OobChannel {
   ~OobChannel();
 
   // Connects to host:port within `timeout`; errors name the address.
-  static OobChannel connect(const std::string& host, uint16_t port, std::chrono::milliseconds timeout);
+  static OobChannel connect(const std::string& host, uint16_t port,
+                            std::chrono::milliseconds timeout);
 
   void send(const nlohmann::json& msg);
   // Waits up to `timeout` for a message; throws TimeoutError naming `what` we waited for,

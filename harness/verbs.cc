@@ -42,17 +42,18 @@ CompChannelPtr create_comp_channel(ibv_context* ctx) {
 CqPtr create_cq(ibv_context* ctx, int cqe, ibv_comp_channel* channel) {
   CqPtr cq(ibv_create_cq(ctx, cqe, nullptr, channel, 0));
   if (!cq)
-    throw_sys("ibv_create_cq", "a CQ of " + std::to_string(cqe) + " entries on " + device_name(ctx));
+    throw_sys("ibv_create_cq",
+              "a CQ of " + std::to_string(cqe) + " entries on " + device_name(ctx));
   return cq;
 }
 
 QpPtr create_qp(ibv_pd* pd, ibv_qp_init_attr* attr) {
   QpPtr qp(ibv_create_qp(pd, attr));
   if (!qp)
-    throw_sys("ibv_create_qp",
-              "a QP (send depth " + std::to_string(attr->cap.max_send_wr) + ", recv depth " +
-                  std::to_string(attr->cap.max_recv_wr) + ", inline " +
-                  std::to_string(attr->cap.max_inline_data) + ") on " + device_name(pd->context));
+    throw_sys("ibv_create_qp", "a QP (send depth " + std::to_string(attr->cap.max_send_wr) +
+                                   ", recv depth " + std::to_string(attr->cap.max_recv_wr) +
+                                   ", inline " + std::to_string(attr->cap.max_inline_data) +
+                                   ") on " + device_name(pd->context));
   return qp;
 }
 

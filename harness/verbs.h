@@ -24,8 +24,7 @@ using ContextPtr = std::unique_ptr<ibv_context, detail::Deleter<ibv_close_device
 using PdPtr = std::unique_ptr<ibv_pd, detail::Deleter<ibv_dealloc_pd>>;
 using MrPtr = std::unique_ptr<ibv_mr, detail::Deleter<ibv_dereg_mr>>;
 using CqPtr = std::unique_ptr<ibv_cq, detail::Deleter<ibv_destroy_cq>>;
-using CompChannelPtr =
-    std::unique_ptr<ibv_comp_channel, detail::Deleter<ibv_destroy_comp_channel>>;
+using CompChannelPtr = std::unique_ptr<ibv_comp_channel, detail::Deleter<ibv_destroy_comp_channel>>;
 using QpPtr = std::unique_ptr<ibv_qp, detail::Deleter<ibv_destroy_qp>>;
 using SrqPtr = std::unique_ptr<ibv_srq, detail::Deleter<ibv_destroy_srq>>;
 using AhPtr = std::unique_ptr<ibv_ah, detail::Deleter<ibv_destroy_ah>>;

@@ -29,8 +29,8 @@ void check_keys(const nlohmann::json& j, const std::string& path,
   }
 }
 
-const nlohmann::json& require(const nlohmann::json& j, const std::string& key, const std::string& path,
-                              const std::string& what) {
+const nlohmann::json& require(const nlohmann::json& j, const std::string& key,
+                              const std::string& path, const std::string& what) {
   auto it = j.find(key);
   if (it == j.end()) throw ConfigError(path + "/" + key, "(missing)", what);
   return *it;
@@ -70,7 +70,8 @@ std::string expand_env(const std::string& s, const std::string& path) {
     }
     size_t end = s.find('}', i);
     if (end == std::string::npos)
-      throw ConfigError(path, nlohmann::json(s).dump(), "a closing '}' after '${' (write $${ for a literal ${)");
+      throw ConfigError(path, nlohmann::json(s).dump(),
+                        "a closing '}' after '${' (write $${ for a literal ${)");
     std::string expr = s.substr(i + 2, end - i - 2);
     std::string name = expr, def;
     bool has_def = false;
@@ -80,17 +81,20 @@ std::string expand_env(const std::string& s, const std::string& path) {
       has_def = true;
     }
     bool ok_name = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
-    for (char ch : name) ok_name = ok_name && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+    for (char ch : name)
+      ok_name = ok_name && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
     if (!ok_name)
-      throw ConfigError(path, nlohmann::json(s).dump(), "${NAME} or ${NAME:-default} with NAME an environment variable name");
+      throw ConfigError(path, nlohmann::json(s).dump(),
+                        "${NAME} or ${NAME:-default} with NAME an environment variable name");
     const char* v = std::getenv(name.c_str());
     if (v != nullptr && *v != '\0') {
       out += v;
     } else if (has_def) {
       out += def;
     } else {
-      throw ConfigError(path, nlohmann::json(s).dump(),
-                        "environment variable " + name + " is not set (give a default: ${" + name + ":-VALUE})");
+      throw ConfigError(
+          path, nlohmann::json(s).dump(),
+          "environment variable " + name + " is not set (give a default: ${" + name + ":-VALUE})");
     }
     i = end + 1;
   }
@@ -109,12 +113,14 @@ bool has_control_or_space(const std::string& s) {
 
 HostSpec parse_host(const nlohmann::json& j, const std::string& path, const std::string& self_exe) {
   if (!j.is_object())
-    throw ConfigError(path, brief_json(j), "an object: {\"host\", \"device\", \"gid_index\", \"rdmabench\"}");
+    throw ConfigError(path, brief_json(j),
+                      "an object: {\"host\", \"device\", \"gid_index\", \"rdmabench\"}");
   check_keys(j, path, {"host", "device", "gid_index", "rdmabench"});
   HostSpec h;
-  h.host = expand_env(get_string(require(j, "host", path, "\"local\" or an ssh destination ([user@]host)"),
-                                 path + "/host", "\"local\" or an ssh destination ([user@]host)"),
-                      path + "/host");
+  h.host = expand_env(
+      get_string(require(j, "host", path, "\"local\" or an ssh destination ([user@]host)"),
+                 path + "/host", "\"local\" or an ssh destination ([user@]host)"),
+      path + "/host");
   if (h.host.empty() || h.host.front() == '-' || has_control_or_space(h.host))
     throw ConfigError(path + "/host", nlohmann::json(h.host).dump(),
                       "\"local\" or an ssh destination: not empty, no spaces or control "
@@ -139,14 +145,16 @@ HostSpec parse_host(const nlohmann::json& j, const std::string& path, const std:
     } else if (is_uint(v) && v.get<uint64_t>() <= 65535) {
       h.gid_index = static_cast<int>(v.get<uint64_t>());
     } else {
-      throw ConfigError(path + "/gid_index", brief_json(*it), "a GID index from 0 to 65535, or \"auto\"");
+      throw ConfigError(path + "/gid_index", brief_json(*it),
+                        "a GID index from 0 to 65535, or \"auto\"");
     }
   }
   h.rdmabench = h.is_local() ? "self" : "rdmabench";
   if (auto it = j.find("rdmabench"); it != j.end()) {
-    h.rdmabench = expand_env(get_string(*it, path + "/rdmabench",
-                                        "the path of rdmabench on that host, or \"self\" for this rdmabench"),
-                             path + "/rdmabench");
+    h.rdmabench =
+        expand_env(get_string(*it, path + "/rdmabench",
+                              "the path of rdmabench on that host, or \"self\" for this rdmabench"),
+                   path + "/rdmabench");
     if (h.rdmabench.empty())
       throw ConfigError(path + "/rdmabench", "\"\"",
                         "the path of rdmabench on that host, or \"self\" for this rdmabench");
@@ -160,8 +168,9 @@ HostSpec parse_host(const nlohmann::json& j, const std::string& path, const std:
 Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
                         const std::string& self_exe) {
   if (!j.is_object()) throw ConfigError("/", brief_json(j), "a campaign object");
-  check_keys(j, "", {"name", "description", "hosts", "ssh_config", "connect_timeout_s", "matrix",
-                     "search", "exclude", "repetitions", "timeout_s", "token"});
+  check_keys(j, "",
+             {"name", "description", "hosts", "ssh_config", "connect_timeout_s", "matrix", "search",
+              "exclude", "repetitions", "timeout_s", "token"});
   Campaign c;
   c.name = get_string(require(j, "name", "", "the campaign's name"), "/name", "a non-empty string");
   if (c.name.empty() || c.name.find('\n') != std::string::npos)
@@ -171,19 +180,22 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
 
   const auto& hosts = require(j, "hosts", "", "a list of host pairs");
   if (!hosts.is_array() || hosts.empty())
-    throw ConfigError("/hosts", brief_json(hosts),
-                      "a non-empty list of host pairs {\"name\", \"server\", \"client\", \"connect_address\"}");
+    throw ConfigError(
+        "/hosts", brief_json(hosts),
+        "a non-empty list of host pairs {\"name\", \"server\", \"client\", \"connect_address\"}");
   std::set<std::string> names;
   for (size_t i = 0; i < hosts.size(); ++i) {
     const std::string p = "/hosts/" + std::to_string(i);
     const auto& h = hosts[i];
     if (!h.is_object())
-      throw ConfigError(p, brief_json(h), "an object {\"name\", \"server\", \"client\", \"connect_address\"}");
+      throw ConfigError(p, brief_json(h),
+                        "an object {\"name\", \"server\", \"client\", \"connect_address\"}");
     check_keys(h, p, {"name", "server", "client", "connect_address"});
     HostPair pair;
     pair.name = get_string(require(h, "name", p, "the host pair's name"), p + "/name", "a string");
     if (pair.name.empty() || pair.name.find('\n') != std::string::npos)
-      throw ConfigError(p + "/name", nlohmann::json(pair.name).dump(), "a non-empty one-line string");
+      throw ConfigError(p + "/name", nlohmann::json(pair.name).dump(),
+                        "a non-empty one-line string");
     if (!names.insert(pair.name).second)
       throw ConfigError(p + "/name", nlohmann::json(pair.name).dump(),
                         "a name no other host pair has (duplicate)");
@@ -202,8 +214,8 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   }
 
   if (auto it = j.find("ssh_config"); it != j.end()) {
-    c.ssh_config = expand_env(get_string(*it, "/ssh_config", "the path of an ssh client config file"),
-                              "/ssh_config");
+    c.ssh_config = expand_env(
+        get_string(*it, "/ssh_config", "the path of an ssh client config file"), "/ssh_config");
     if (c.ssh_config.empty())
       throw ConfigError("/ssh_config", "\"\"", "the path of an ssh client config file");
     if (c.ssh_config.rfind("~/", 0) == 0) {
@@ -218,29 +230,36 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
 
   const auto search = j.find("search");
   if (search != j.end() && j.contains("matrix"))
-    throw ConfigError("/search", brief_json(*search),
-                      "either \"matrix\" (every combination) or \"search\" (sampled points), not both");
+    throw ConfigError(
+        "/search", brief_json(*search),
+        "either \"matrix\" (every combination) or \"search\" (sampled points), not both");
   if (search == j.end() && !j.contains("matrix"))
-    throw ConfigError("/matrix", "(missing)",
-                      "a \"matrix\" object (every combination) or a \"search\" object (sampled points)");
+    throw ConfigError(
+        "/matrix", "(missing)",
+        "a \"matrix\" object (every combination) or a \"search\" object (sampled points)");
   if (search != j.end()) {
     c.search = parse_search(*search, "/search");
     if (auto it = j.find("exclude"); it != j.end())
-      throw ConfigError("/exclude", brief_json(*it),
-                        "no exclude with \"search\" (excludes match matrix values): narrow the space, "
-                        "or leave values out of its lists");
-    c.draw = draw_search(*c.search, [](const nlohmann::json& values) -> std::string {
-      try {
-        build_workload(workload_args(values));
-        return "";
-      } catch (const ConfigError& e) {
-        return e.what();
-      }
-    }, "/search");
+      throw ConfigError(
+          "/exclude", brief_json(*it),
+          "no exclude with \"search\" (excludes match matrix values): narrow the space, "
+          "or leave values out of its lists");
+    c.draw = draw_search(
+        *c.search,
+        [](const nlohmann::json& values) -> std::string {
+          try {
+            build_workload(workload_args(values));
+            return "";
+          } catch (const ConfigError& e) {
+            return e.what();
+          }
+        },
+        "/search");
   } else {
     c.matrix = parse_matrix(j["matrix"], "/matrix");
   }
-  if (auto it = j.find("exclude"); it != j.end()) c.excludes = parse_excludes(*it, c.matrix, "/exclude");
+  if (auto it = j.find("exclude"); it != j.end())
+    c.excludes = parse_excludes(*it, c.matrix, "/exclude");
   if (auto it = j.find("repetitions"); it != j.end()) {
     if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > 100000)
       throw ConfigError("/repetitions", brief_json(*it), "a whole number from 1 to 100000");
@@ -248,7 +267,8 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   }
   if (auto it = j.find("token"); it != j.end()) {
     c.token = get_string(*it, "/token", "a non-empty one-line string");
-    if (c.token.empty() || c.token.find('\n') != std::string::npos || c.token.find('\r') != std::string::npos)
+    if (c.token.empty() || c.token.find('\n') != std::string::npos ||
+        c.token.find('\r') != std::string::npos)
       throw ConfigError("/token", "(hidden)", "a non-empty one-line string");
   }
   // The whole campaign must stay a list we can hold and run.

@@ -17,8 +17,8 @@ namespace rdmabench {
 
 // One end of a host pair.
 struct HostSpec {
-  std::string host;              // "local" (this machine) or an ssh destination ([user@]host or alias)
-  std::string device;            // "" = rdmabench's default (the first device)
+  std::string host;    // "local" (this machine) or an ssh destination ([user@]host or alias)
+  std::string device;  // "" = rdmabench's default (the first device)
   std::optional<int> gid_index;  // nullopt = auto (the RoCE v2 GID of the port's IPv4 address)
   std::string rdmabench;         // the rdmabench to run there (path or command name)
   bool is_local() const { return host == "local"; }
@@ -38,16 +38,16 @@ struct Campaign {
   std::string name;
   std::string description;
   std::vector<HostPair> pairs;
-  std::string ssh_config;        // "" = ssh's defaults (~/.ssh/config)
-  Matrix matrix;                 // empty with `search`
+  std::string ssh_config;  // "" = ssh's defaults (~/.ssh/config)
+  Matrix matrix;           // empty with `search`
   std::vector<Exclude> excludes;
   std::optional<Search> search;  // a "search" block instead of a matrix
   SearchDraw draw;               // its runs, drawn when the campaign is parsed
   unsigned repetitions = 1;
-  double timeout_s = 300;        // per point: server start to client exit
-  double connect_timeout_s = 10; // ssh ConnectTimeout and the reachability check
-  std::string token;             // "" = a random one per sweep
-  nlohmann::json source;         // the document as read (token removed)
+  double timeout_s = 300;         // per point: server start to client exit
+  double connect_timeout_s = 10;  // ssh ConnectTimeout and the reachability check
+  std::string token;              // "" = a random one per sweep
+  nlohmann::json source;          // the document as read (token removed)
 
   // The workload combinations: the matrix's, or the runs drawn by the search.
   size_t combinations() const { return search ? draw.runs.size() : matrix.size(); }
@@ -57,13 +57,13 @@ struct Campaign {
 };
 
 struct Point {
-  size_t index = 0;          // position in the campaign (0-based)
+  size_t index = 0;  // position in the campaign (0-based)
   std::string id;
-  size_t pair = 0;           // index into Campaign::pairs
-  unsigned repetition = 1;   // 1-based
-  nlohmann::json values;     // this point's matrix values (canonical)
+  size_t pair = 0;                            // index into Campaign::pairs
+  unsigned repetition = 1;                    // 1-based
+  nlohmann::json values;                      // this point's matrix values (canonical)
   std::vector<std::string> workload_options;  // client options for them
-  std::string skip_reason;   // "" = runs; else why the client would refuse it
+  std::string skip_reason;                    // "" = runs; else why the client would refuse it
   bool skipped() const { return !skip_reason.empty(); }
 };
 

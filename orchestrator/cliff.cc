@@ -41,7 +41,9 @@ std::string metric_text(double m) {
 
 }  // namespace
 
-const char* cliff_metric_name(CliffMetric m) { return m == CliffMetric::kBwGbps ? "bw_gbps" : "msg_rate"; }
+const char* cliff_metric_name(CliffMetric m) {
+  return m == CliffMetric::kBwGbps ? "bw_gbps" : "msg_rate";
+}
 
 const char* cliff_metric_result_field(CliffMetric m) {
   return m == CliffMetric::kBwGbps ? "gbps" : "mmsg_per_s";
@@ -61,7 +63,8 @@ CliffScan find_cliffs(const std::vector<CliffObservation>& observations, double 
     }
     m.sum += o.metric;
     ++m.n;
-    if (std::find(m.ids.begin(), m.ids.end(), o.point_id) == m.ids.end()) m.ids.push_back(o.point_id);
+    if (std::find(m.ids.begin(), m.ids.end(), o.point_id) == m.ids.end())
+      m.ids.push_back(o.point_id);
   }
   CliffScan scan;
   for (const auto& [key, lp] : lines) {
@@ -119,8 +122,8 @@ std::vector<CliffObservation> cliff_observations(const nlohmann::json& result_do
     auto size = r.find("size");
     auto metric = r.find(field);
     auto error = r.find("error");
-    if (size == r.end() || !size->is_number_unsigned() || metric == r.end() || !metric->is_number() ||
-        (error != r.end() && !error->is_null()))
+    if (size == r.end() || !size->is_number_unsigned() || metric == r.end() ||
+        !metric->is_number() || (error != r.end() && !error->is_null()))
       continue;
     CliffObservation o;
     nlohmann::json line = values;
@@ -159,29 +162,28 @@ nlohmann::ordered_json cliffs_record(const CliffSpec& spec, const CliffScan& sca
                     {"previous", neighbour_json(c.previous)},
                     {"next", c.next ? neighbour_json(*c.next) : nlohmann::ordered_json(nullptr)}});
   }
-  return {{"record", "cliffs"},
-          {"metric", cliff_metric_name(spec.metric)},
-          {"along", spec.along},
-          {"threshold", spec.threshold},
-          {"lines", scan.lines},
-          {"values", scan.values},
-          {"cliffs", std::move(list)},
-          {"time", time}};
+  return {{"record", "cliffs"},        {"metric", cliff_metric_name(spec.metric)},
+          {"along", spec.along},       {"threshold", spec.threshold},
+          {"lines", scan.lines},       {"values", scan.values},
+          {"cliffs", std::move(list)}, {"time", time}};
 }
 
 void print_cliffs(std::ostream& out, const CliffSpec& spec, const CliffScan& scan) {
   out << "cliffs (" << cliff_metric_name(spec.metric) << " along " << spec.along
-      << ", a drop of more than " << metric_text(spec.threshold * 100) << " % from the previous value): "
-      << scan.cliffs.size() << " in " << scan.lines << " line(s) of " << scan.values << " value(s)\n";
+      << ", a drop of more than " << metric_text(spec.threshold * 100)
+      << " % from the previous value): " << scan.cliffs.size() << " in " << scan.lines
+      << " line(s) of " << scan.values << " value(s)\n";
   for (const auto& c : scan.cliffs) {
     nlohmann::json others = c.line;
     others.erase("host_pair");
     out << "  " << (c.at.point_ids.empty() ? std::string("?") : c.at.point_ids.front()) << ": "
-        << spec.along << " " << value_text(spec.along, c.at.value) << " " << metric_text(c.at.metric)
-        << " after " << metric_text(c.previous.metric) << " at " << value_text(spec.along, c.previous.value)
-        << " (-" << metric_text(std::round(c.drop * 1000) / 10) << " %), " << c.shape;
+        << spec.along << " " << value_text(spec.along, c.at.value) << " "
+        << metric_text(c.at.metric) << " after " << metric_text(c.previous.metric) << " at "
+        << value_text(spec.along, c.previous.value) << " (-"
+        << metric_text(std::round(c.drop * 1000) / 10) << " %), " << c.shape;
     if (c.next)
-      out << " (next: " << metric_text(c.next->metric) << " at " << value_text(spec.along, c.next->value) << ")";
+      out << " (next: " << metric_text(c.next->metric) << " at "
+          << value_text(spec.along, c.next->value) << ")";
     out << "  [" << c.line.value("host_pair", "") << ": " << describe_values(others) << "]\n";
   }
 }

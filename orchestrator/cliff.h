@@ -35,10 +35,10 @@ struct CliffSpec {
 };
 
 struct CliffObservation {
-  std::string line;        // identity of the line: everything except the along value
+  std::string line;  // identity of the line: everything except the along value
   nlohmann::json line_values;
-  double x = 0;            // position along the line (the value, or its index in the space's list)
-  nlohmann::json value;    // the along value (e.g. 4096, "uc")
+  double x = 0;          // position along the line (the value, or its index in the space's list)
+  nlohmann::json value;  // the along value (e.g. 4096, "uc")
   double metric = 0;
   std::string point_id;
 };
@@ -50,12 +50,12 @@ struct CliffNeighbour {
 };
 
 struct Cliff {
-  nlohmann::json line;     // the line's values (workload fields without `along`, host_pair)
+  nlohmann::json line;  // the line's values (workload fields without `along`, host_pair)
   CliffNeighbour at;
   CliffNeighbour previous;
   std::optional<CliffNeighbour> next;
-  double drop = 0;         // 1 - at.metric / previous.metric
-  std::string shape;       // "dip", "step" or "end"
+  double drop = 0;    // 1 - at.metric / previous.metric
+  std::string shape;  // "dip", "step" or "end"
 };
 
 struct CliffScan {

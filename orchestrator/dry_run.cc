@@ -11,8 +11,8 @@ namespace rdmabench {
 namespace {
 
 void print_search(std::ostream& out, const Search& s, const SearchDraw& d) {
-  out << "search: " << search_method_name(s.method) << ", seed " << s.seed << ", budget " << s.budget
-      << " run(s): " << d.samples << " sample(s)";
+  out << "search: " << search_method_name(s.method) << ", seed " << s.seed << ", budget "
+      << s.budget << " run(s): " << d.samples << " sample(s)";
   if (s.line_dim >= 0) {
     const std::string& along = s.space[static_cast<size_t>(s.line_dim)].key;
     out << ", each a line along " << along
@@ -79,12 +79,14 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
       out << "      DONE (--resume: " << p.id << ".json exists and the index says ok)\n";
       continue;
     }
-    const std::string address = pair.connect_address.empty() ? "<address from the ready line>" : pair.connect_address;
+    const std::string address =
+        pair.connect_address.empty() ? "<address from the ready line>" : pair.connect_address;
     out << "      server on " << pair.server.host << ": "
         << launchers.at(pair.server.host)->describe_start(server_argv(pair.server)) << "\n";
     out << "      client on " << pair.client.host << ": "
-        << launchers.at(pair.client.host)->describe_start(
-               client_argv(pair.client, address, "<port from the ready line>", p.workload_options))
+        << launchers.at(pair.client.host)
+               ->describe_start(client_argv(pair.client, address, "<port from the ready line>",
+                                            p.workload_options))
         << "\n";
   }
 }

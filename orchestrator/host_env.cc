@@ -34,7 +34,8 @@ std::string check_host(Launcher& l, const std::string& rdmabench, double timeout
   }
   const std::string cmd = shell_join(argv);
   if (r.timed_out)
-    throw Error(l.host() + ": '" + cmd + "' did not finish within " + std::to_string(int(timeout_s)) + " s");
+    throw Error(l.host() + ": '" + cmd + "' did not finish within " +
+                std::to_string(int(timeout_s)) + " s");
   if (r.status != 0) {
     std::string why = last_lines(r.err.empty() ? r.out : r.err);
     throw Error(l.host() + ": '" + cmd + "' failed (exit status " + std::to_string(r.status) + ")" +
@@ -43,7 +44,8 @@ std::string check_host(Launcher& l, const std::string& rdmabench, double timeout
   }
   std::string v = trim(r.out);
   if (v.rfind("rdmabench ", 0) != 0)
-    throw Error(l.host() + ": '" + cmd + "' is not rdmabench (it printed '" + last_lines(v, 120) + "')");
+    throw Error(l.host() + ": '" + cmd + "' is not rdmabench (it printed '" + last_lines(v, 120) +
+                "')");
   return v;
 }
 
@@ -65,7 +67,8 @@ nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, doubl
   env["kernel"] = u.status == 0 ? nlohmann::json(trim(u.out)) : nlohmann::json(nullptr);
   CommandOutput d = run({"dpkg-query", "-W", "-f=${Version}", "rdma-core"});
   if (d.status != 0) d = run({"rpm", "-q", "--qf", "%{VERSION}-%{RELEASE}", "rdma-core"});
-  env["rdma_core"] = d.status == 0 && !trim(d.out).empty() ? nlohmann::json(trim(d.out)) : nlohmann::json(nullptr);
+  env["rdma_core"] =
+      d.status == 0 && !trim(d.out).empty() ? nlohmann::json(trim(d.out)) : nlohmann::json(nullptr);
   CommandOutput dev = run({rdmabench, "devices", "--json"});
   nlohmann::json devices = nlohmann::json::parse(dev.out, nullptr, false);
   if (dev.status == 0 && !devices.is_discarded()) {

@@ -43,7 +43,8 @@ class LocalLauncher : public Launcher {
     o.argv = argv;
     return run_command(o, timeout_s);
   }
-  std::unique_ptr<Job> start(const std::vector<std::string>& argv, const std::string& token) override {
+  std::unique_ptr<Job> start(const std::vector<std::string>& argv,
+                             const std::string& token) override {
     SpawnOptions o;
     o.argv = argv;
     o.extra_env = {"RDMABENCH_TOKEN=" + token};
@@ -128,10 +129,12 @@ class SshLauncher : public Launcher {
     CommandOutput r = run_command(o, s_.connect_timeout_s + 5);
     if (r.status != 0 || r.timed_out) {
       std::string why = trim(read_text_file(o.output_file));
-      if (r.timed_out) why = "no answer within " + std::to_string(std::lround(s_.connect_timeout_s + 5)) + " s" +
-                             (why.empty() ? "" : ": " + why);
-      if (why.empty()) why = "ssh " + std::string(r.status == 255 ? "could not connect" : "failed") +
-                             " (exit status " + std::to_string(r.status) + ")";
+      if (r.timed_out)
+        why = "no answer within " + std::to_string(std::lround(s_.connect_timeout_s + 5)) + " s" +
+              (why.empty() ? "" : ": " + why);
+      if (why.empty())
+        why = "ssh " + std::string(r.status == 255 ? "could not connect" : "failed") +
+              " (exit status " + std::to_string(r.status) + ")";
       throw Error("cannot reach " + host_ + " over ssh: " + why);
     }
     connected_ = true;
@@ -158,7 +161,8 @@ class SshLauncher : public Launcher {
     return run_command(o, timeout_s);
   }
 
-  std::unique_ptr<Job> start(const std::vector<std::string>& argv, const std::string& token) override {
+  std::unique_ptr<Job> start(const std::vector<std::string>& argv,
+                             const std::string& token) override {
     SpawnOptions o;
     o.argv = ssh_argv(false);
     o.argv.push_back(remote_job_command(argv));
@@ -170,8 +174,8 @@ class SshLauncher : public Launcher {
 
   std::string describe() const override {
     std::vector<std::string> master = ssh_argv(true);
-    return "ssh\n    connection (once): " + shell_join(master) + "\n    each command:      " +
-           shell_join(ssh_argv(false)) +
+    return "ssh\n    connection (once): " + shell_join(master) +
+           "\n    each command:      " + shell_join(ssh_argv(false)) +
            " \"exec setsid -w sh -c <WRAPPER> rdmabench-job <ARGS>\"\n"
            "                       (WRAPPER and every element of ARGS single-quoted; stdin: the "
            "token line, kept open while the command runs)";
@@ -199,9 +203,10 @@ void SshJob::stop() {
     // And explicitly, in case the watchdog cannot (the remote shell is not the one we expect).
     const std::string pg = std::to_string(*g);
     try {
-      launcher_.run({"sh", "-c", "kill -TERM -" + pg + " 2>/dev/null; sleep 1; kill -KILL -" + pg +
-                                     " 2>/dev/null; true"},
-                    launcher_.connect_timeout() + 10);
+      launcher_.run(
+          {"sh", "-c",
+           "kill -TERM -" + pg + " 2>/dev/null; sleep 1; kill -KILL -" + pg + " 2>/dev/null; true"},
+          launcher_.connect_timeout() + 10);
     } catch (const std::exception&) {
     }
   }

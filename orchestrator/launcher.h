@@ -55,7 +55,8 @@ class Launcher {
   // Runs a short command there to completion, killed after `timeout_s`.
   virtual CommandOutput run(const std::vector<std::string>& argv, double timeout_s) = 0;
   // Starts `argv` there in its own process group, with RDMABENCH_TOKEN=token in its environment.
-  virtual std::unique_ptr<Job> start(const std::vector<std::string>& argv, const std::string& token) = 0;
+  virtual std::unique_ptr<Job> start(const std::vector<std::string>& argv,
+                                     const std::string& token) = 0;
   // For --dry-run: how this launcher runs a job (header), and the command of one job.
   virtual std::string describe() const = 0;
   virtual std::string describe_start(const std::vector<std::string>& argv) const = 0;
@@ -64,9 +65,9 @@ class Launcher {
 std::unique_ptr<Launcher> make_local_launcher();
 
 struct SshSettings {
-  std::string config_file;        // "" = ssh's defaults
+  std::string config_file;  // "" = ssh's defaults
   double connect_timeout_s = 10;
-  std::string control_dir;        // private folder for the control sockets (0700)
+  std::string control_dir;  // private folder for the control sockets (0700)
 };
 std::unique_ptr<Launcher> make_ssh_launcher(const std::string& host, const SshSettings& s);
 

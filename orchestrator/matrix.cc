@@ -79,7 +79,8 @@ Matrix parse_matrix(const nlohmann::json& j, const std::string& path) {
 
 bool Exclude::matches(const nlohmann::json& values, const std::string& pair_name) const {
   for (const auto& [key, alts] : keys) {
-    const nlohmann::json have = key == "host_pair" ? nlohmann::json(pair_name) : values.value(key, nlohmann::json());
+    const nlohmann::json have =
+        key == "host_pair" ? nlohmann::json(pair_name) : values.value(key, nlohmann::json());
     if (std::find(alts.begin(), alts.end(), have) == alts.end()) return false;
   }
   return true;
@@ -88,7 +89,8 @@ bool Exclude::matches(const nlohmann::json& values, const std::string& pair_name
 std::vector<Exclude> parse_excludes(const nlohmann::json& j, const Matrix& m,
                                     const std::string& path) {
   std::vector<Exclude> out;
-  if (!j.is_array()) throw ConfigError(path, brief_json(j), "a list of partial matrix points (objects)");
+  if (!j.is_array())
+    throw ConfigError(path, brief_json(j), "a list of partial matrix points (objects)");
   for (size_t i = 0; i < j.size(); ++i) {
     const std::string p = path + "/" + std::to_string(i);
     const auto& e = j[i];
@@ -100,14 +102,16 @@ std::vector<Exclude> parse_excludes(const nlohmann::json& j, const Matrix& m,
       if (key == "host_pair") {
         std::vector<nlohmann::json> names;
         for (const auto& n : v.is_array() ? v : nlohmann::json::array({v})) {
-          if (!n.is_string()) throw ConfigError(kp, brief_json(n), "a host pair name or a list of them");
+          if (!n.is_string())
+            throw ConfigError(kp, brief_json(n), "a host pair name or a list of them");
           names.push_back(n);
         }
         ex.keys.emplace_back(key, std::move(names));
         continue;
       }
       if (!m.has(key))
-        throw ConfigError(kp, brief_json(v), "a key of the matrix (or host_pair): excludes match matrix values");
+        throw ConfigError(kp, brief_json(v),
+                          "a key of the matrix (or host_pair): excludes match matrix values");
       ex.keys.emplace_back(key, values_of(key, v, kp));
     }
     out.push_back(std::move(ex));

@@ -39,6 +39,7 @@ struct Exclude {
 };
 
 // `j` is the "exclude" list; keys must be matrix keys or "host_pair".
-std::vector<Exclude> parse_excludes(const nlohmann::json& j, const Matrix& m, const std::string& path);
+std::vector<Exclude> parse_excludes(const nlohmann::json& j, const Matrix& m,
+                                    const std::string& path);
 
 }  // namespace rdmabench

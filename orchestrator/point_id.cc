@@ -45,9 +45,11 @@ std::string point_id(const nlohmann::json& values, const std::string& pair_name,
   if (list.size() <= 3) {
     for (uint64_t s : list) sizes += (sizes.empty() ? "" : "_") + format_size(s);
   } else {
-    sizes = format_size(list.front()) + "-" + format_size(list.back()) + "x" + std::to_string(list.size());
+    sizes = format_size(list.front()) + "-" + format_size(list.back()) + "x" +
+            std::to_string(list.size());
   }
-  const std::string readable = slug(op + "-" + values.value("qp", "rc") + "-" + mode + "-" + sizes, 48);
+  const std::string readable =
+      slug(op + "-" + values.value("qp", "rc") + "-" + mode + "-" + sizes, 48);
   // nlohmann::json objects keep their keys sorted: dump() is canonical.
   const nlohmann::json identity = {
       {"host_pair", pair_name}, {"matrix", values}, {"repetition", repetition}};

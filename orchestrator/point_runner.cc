@@ -58,7 +58,8 @@ std::vector<std::string> server_argv(const HostSpec& h) {
 }
 
 std::vector<std::string> client_argv(const HostSpec& h, const std::string& address,
-                                     const std::string& port, const std::vector<std::string>& workload) {
+                                     const std::string& port,
+                                     const std::vector<std::string>& workload) {
   std::vector<std::string> a = {h.rdmabench, "client", address, "-p", port};
   if (!h.device.empty()) a.insert(a.end(), {"-d", h.device});
   if (h.gid_index) a.insert(a.end(), {"-x", std::to_string(*h.gid_index)});
@@ -84,8 +85,10 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
     o.client_log = client ? client->err() : "";
     if (!ok) {
       o.error = why;
-      if (!tail(o.server_log).empty()) o.error += "\n--- server stderr (" + sh + ") ---\n" + tail(o.server_log);
-      if (!tail(o.client_log).empty()) o.error += "\n--- client stderr (" + ch + ") ---\n" + tail(o.client_log);
+      if (!tail(o.server_log).empty())
+        o.error += "\n--- server stderr (" + sh + ") ---\n" + tail(o.server_log);
+      if (!tail(o.client_log).empty())
+        o.error += "\n--- client stderr (" + ch + ") ---\n" + tail(o.client_log);
     }
     o.duration_s = std::chrono::duration<double>(Clock::now() - t0).count();
     return o;
@@ -109,7 +112,8 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
       if (!ready.is_null()) break;
       const std::string why = last_line(server->err());
       return finish(false, "the server on " + sh + " exited before it was ready (" +
-                               server->process().status_text() + ")" + (why.empty() ? "" : ": " + why));
+                               server->process().status_text() + ")" +
+                               (why.empty() ? "" : ": " + why));
     }
     if (ctx.stop.load()) return finish(false, "interrupted");
     if (timed_out())
@@ -118,18 +122,22 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
   }
   if (!ready.contains("port") || !ready["port"].is_number_unsigned())
     return finish(false, "the server on " + sh + " announced no port: " + ready.dump());
-  if (ready.contains("pid") && ready["pid"].is_number_integer()) server->set_reported_pid(ready["pid"].get<long>());
+  if (ready.contains("pid") && ready["pid"].is_number_integer())
+    server->set_reported_pid(ready["pid"].get<long>());
   std::string address = ctx.pair.connect_address;
   if (address.empty()) {
-    if (!ready.contains("address") || !ready["address"].is_string() || ready["address"].get<std::string>().empty())
-      return finish(false, "the server on " + sh + " announced no address (set connect_address): " + ready.dump());
+    if (!ready.contains("address") || !ready["address"].is_string() ||
+        ready["address"].get<std::string>().empty())
+      return finish(false, "the server on " + sh +
+                               " announced no address (set connect_address): " + ready.dump());
     address = ready["address"].get<std::string>();
   }
 
   // Client.
   try {
     client = ctx.client.start(
-        client_argv(ctx.pair.client, address, std::to_string(ready["port"].get<uint64_t>()), p.workload_options),
+        client_argv(ctx.pair.client, address, std::to_string(ready["port"].get<uint64_t>()),
+                    p.workload_options),
         ctx.token);
   } catch (const Error& e) {
     return finish(false, "cannot start the client on " + ch + ": " + e.what());
@@ -139,11 +147,12 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
     if (!client->running()) break;
     if (ctx.stop.load()) return finish(false, "interrupted");
     if (timed_out())
-      return finish(false, "timed out after " + seconds_text(ctx.timeout_s) + " s (the client on " + ch +
-                               " was still running)");
+      return finish(false, "timed out after " + seconds_text(ctx.timeout_s) + " s (the client on " +
+                               ch + " was still running)");
   }
   // The rest of its output (bounded: a leftover holding the pipe must not stall us).
-  for (int i = 0; i < 50 && !client->process().output_closed(); ++i) pump({&client->process()}, 100);
+  for (int i = 0; i < 50 && !client->process().output_closed(); ++i)
+    pump({&client->process()}, 100);
   // The server (--once) exits after its session.
   const auto server_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
   while (server->running() && Clock::now() < server_deadline) pump({&server->process()}, 100);
@@ -152,8 +161,8 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
   nlohmann::json doc = nlohmann::json::parse(client->out(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     const std::string why = last_line(client->err());
-    return finish(false, "the client on " + ch + " failed (" + client->process().status_text() + ")" +
-                             (why.empty() ? "" : ": " + why));
+    return finish(false, "the client on " + ch + " failed (" + client->process().status_text() +
+                             ")" + (why.empty() ? "" : ": " + why));
   }
   o.document = doc;
   try {
@@ -164,7 +173,8 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
     return finish(false, std::string("the client's result document is invalid: ") + e.what());
   }
   if (status != 0)
-    return finish(false, "the client on " + ch + " failed (" + client->process().status_text() + ")");
+    return finish(false,
+                  "the client on " + ch + " failed (" + client->process().status_text() + ")");
   return finish(true, "");
 }
 

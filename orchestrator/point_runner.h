@@ -15,17 +15,18 @@ namespace rdmabench {
 
 struct PointOutcome {
   bool ok = false;
-  std::string error;         // why it failed (first line), then the stderr of both ends
-  nlohmann::json document;   // the client's result document (null when there is none)
-  std::string server_log;    // stderr of the server
-  std::string client_log;    // stderr of the client
+  std::string error;        // why it failed (first line), then the stderr of both ends
+  nlohmann::json document;  // the client's result document (null when there is none)
+  std::string server_log;   // stderr of the server
+  std::string client_log;   // stderr of the client
   double duration_s = 0;
 };
 
 // argv of both ends (the client's address and port come from the server's ready line).
 std::vector<std::string> server_argv(const HostSpec& h);
 std::vector<std::string> client_argv(const HostSpec& h, const std::string& address,
-                                     const std::string& port, const std::vector<std::string>& workload);
+                                     const std::string& port,
+                                     const std::vector<std::string>& workload);
 
 struct PointContext {
   const HostPair& pair;

@@ -35,7 +35,8 @@ std::string find_program(const std::string& argv0) {
   size_t start = 0;
   while (start <= dirs.size()) {
     size_t colon = dirs.find(':', start);
-    std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string dir =
+        dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     if (dir.empty()) dir = ".";
     std::string cand = dir + "/" + argv0;
     struct stat st {};
@@ -185,7 +186,8 @@ std::string Child::status_text() const {
   if (!exited_) return "still running";
   if (status_ > 128 && status_ < 128 + 65) {
     const char* name = sigabbrev_np(status_ - 128);
-    return std::string("killed by SIG") + (name != nullptr ? name : std::to_string(status_ - 128).c_str());
+    return std::string("killed by SIG") +
+           (name != nullptr ? name : std::to_string(status_ - 128).c_str());
   }
   return "exit status " + std::to_string(status_);
 }

@@ -43,8 +43,10 @@ std::string Progress::render(size_t done, size_t total, size_t failed, double el
   const size_t bar_w = 20;
   const size_t filled = total == 0 ? bar_w : done * bar_w / total;
   std::string bar = "[" + std::string(filled, '#') + std::string(bar_w - filled, '.') + "]";
-  std::string eta = done == 0 || done >= total ? "" :
-      ", ETA " + format_duration(elapsed_s / double(done) * double(total - done));
+  std::string eta =
+      done == 0 || done >= total
+          ? ""
+          : ", ETA " + format_duration(elapsed_s / double(done) * double(total - done));
   std::string line = bar + " " + std::to_string(done) + "/" + std::to_string(total) +
                      (failed != 0 ? ", " + std::to_string(failed) + " failed" : "") + ", " +
                      format_duration(elapsed_s) + eta;
@@ -64,7 +66,8 @@ void Progress::draw_locked() {
   for (const auto& id : running_) current += (current.empty() ? "" : ", ") + id;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  out_ << "\r\033[K" << render(done_, total_, failed_, elapsed, current, terminal_width()) << std::flush;
+  out_ << "\r\033[K" << render(done_, total_, failed_, elapsed, current, terminal_width())
+       << std::flush;
   drawn_ = true;
 }
 

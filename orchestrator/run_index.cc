@@ -21,15 +21,16 @@ std::map<std::string, IndexEntry> parse_index(const std::string& text, size_t* b
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_object() && j.contains("record") && j["record"].is_string() && !j.contains("point_id"))
       continue;
-    if (j.is_discarded() || !j.is_object() || !j.contains("point_id") || !j["point_id"].is_string() ||
-        !j.contains("status") || !j["status"].is_string()) {
+    if (j.is_discarded() || !j.is_object() || !j.contains("point_id") ||
+        !j["point_id"].is_string() || !j.contains("status") || !j["status"].is_string()) {
       ++bad;
       continue;
     }
     IndexEntry e;
     e.point_id = j["point_id"].get<std::string>();
     e.status = j["status"].get<std::string>();
-    if (j.contains("duration_s") && j["duration_s"].is_number()) e.duration_s = j["duration_s"].get<double>();
+    if (j.contains("duration_s") && j["duration_s"].is_number())
+      e.duration_s = j["duration_s"].get<double>();
     if (j.contains("error") && j["error"].is_string()) e.error = j["error"].get<std::string>();
     out[e.point_id] = e;
   }
@@ -83,7 +84,8 @@ std::set<std::string> done_points(const std::vector<std::string>& ids,
   std::set<std::string> done;
   for (const auto& id : ids) {
     auto it = index.find(id);
-    if (it != index.end() && it->second.status == "ok" && existing_results.count(id) != 0) done.insert(id);
+    if (it != index.end() && it->second.status == "ok" && existing_results.count(id) != 0)
+      done.insert(id);
   }
   return done;
 }

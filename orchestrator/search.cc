@@ -13,7 +13,8 @@
 namespace rdmabench {
 namespace {
 
-void check_keys(const nlohmann::json& j, const std::string& path, const std::vector<std::string>& known) {
+void check_keys(const nlohmann::json& j, const std::string& path,
+                const std::vector<std::string>& known) {
   for (const auto& [k, v] : j.items()) {
     if (std::find(known.begin(), known.end(), k) != known.end()) continue;
     std::string list;
@@ -36,7 +37,8 @@ void check_field(const std::string& key, const nlohmann::json& v, const std::str
 
 const char* kDimensionForms =
     "a list of values, or a range of whole numbers {\"min\": A, \"max\": B, \"scale\": \"log2\"} "
-    "(the powers of two from A to B) or {\"min\": A, \"max\": B, \"scale\": \"linear\", \"step\": S}";
+    "(the powers of two from A to B) or {\"min\": A, \"max\": B, \"scale\": \"linear\", \"step\": "
+    "S}";
 
 // A range bound: the field's canonical value, which must be one whole number (sizes: one size).
 uint64_t range_bound(const std::string& key, const nlohmann::json& v, const std::string& path) {
@@ -45,10 +47,12 @@ uint64_t range_bound(const std::string& key, const nlohmann::json& v, const std:
   if (key == "sizes" && c.is_array() && c.size() == 1) return c[0].get<uint64_t>();
   throw ConfigError(path, brief_json(v),
                     "one whole number: a range {min, max} needs a whole-number field (use a list "
-                    "of values for " + key + ")");
+                    "of values for " +
+                        key + ")");
 }
 
-SearchDimension parse_dimension(const std::string& key, const nlohmann::json& v, const std::string& p) {
+SearchDimension parse_dimension(const std::string& key, const nlohmann::json& v,
+                                const std::string& p) {
   SearchDimension d;
   d.key = key;
   if (v.is_array()) {
@@ -76,9 +80,12 @@ SearchDimension parse_dimension(const std::string& key, const nlohmann::json& v,
   d.scale = scale.get<std::string>();
   const uint64_t lo = range_bound(key, need("min"), p + "/min");
   const uint64_t hi = range_bound(key, need("max"), p + "/max");
-  if (hi < lo) throw ConfigError(p + "/max", brief_json(v["max"]), "at least min (" + std::to_string(lo) + ")");
+  if (hi < lo)
+    throw ConfigError(p + "/max", brief_json(v["max"]),
+                      "at least min (" + std::to_string(lo) + ")");
   if (d.scale == "log2") {
-    if (v.contains("step")) throw ConfigError(p + "/step", brief_json(v["step"]), "no step with \"scale\": \"log2\"");
+    if (v.contains("step"))
+      throw ConfigError(p + "/step", brief_json(v["step"]), "no step with \"scale\": \"log2\"");
     for (unsigned s = 0; s < 64; ++s) {
       const uint64_t pw = uint64_t{1} << s;
       if (pw < lo || pw > hi) continue;
@@ -137,8 +144,8 @@ std::string SearchDimension::describe() const {
     return "[" + t + "]";
   }
   if (scale == "log2")
-    return "log2 " + value_text(key, values.front()) + ".." + value_text(key, values.back()) + " (" +
-           std::to_string(values.size()) + " values)";
+    return "log2 " + value_text(key, values.front()) + ".." + value_text(key, values.back()) +
+           " (" + std::to_string(values.size()) + " values)";
   const uint64_t last = lo + (count - 1) * step;
   std::string t = "linear " + std::to_string(lo) + ".." + std::to_string(last);
   if (step != 1) t += " step " + std::to_string(step);
@@ -160,29 +167,35 @@ std::vector<nlohmann::json> Search::along_order() const {
   return {};
 }
 
-const char* search_method_name(SearchMethod m) { return m == SearchMethod::kRandom ? "random" : "lhs"; }
+const char* search_method_name(SearchMethod m) {
+  return m == SearchMethod::kRandom ? "random" : "lhs";
+}
 
 Search parse_search(const nlohmann::json& j, const std::string& path) {
   if (!j.is_object())
-    throw ConfigError(path, brief_json(j),
-                      "an object {\"method\", \"budget\", \"seed\", \"space\", \"fixed\", \"cliff\"}");
+    throw ConfigError(
+        path, brief_json(j),
+        "an object {\"method\", \"budget\", \"seed\", \"space\", \"fixed\", \"cliff\"}");
   check_keys(j, path, {"method", "budget", "seed", "space", "fixed", "cliff"});
   Search s;
   if (auto it = j.find("method"); it != j.end()) {
     if (!it->is_string() || (*it != "random" && *it != "lhs"))
-      throw ConfigError(path + "/method", brief_json(*it), "\"random\" or \"lhs\" (Latin hypercube)");
+      throw ConfigError(path + "/method", brief_json(*it),
+                        "\"random\" or \"lhs\" (Latin hypercube)");
     s.method = *it == "random" ? SearchMethod::kRandom : SearchMethod::kLhs;
   }
   {
     auto it = j.find("budget");
-    if (it == j.end()) throw ConfigError(path + "/budget", "(missing)", "the number of runs to draw");
+    if (it == j.end())
+      throw ConfigError(path + "/budget", "(missing)", "the number of runs to draw");
     if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > kMaxSearchBudget)
       throw ConfigError(path + "/budget", brief_json(*it),
                         "a whole number of runs from 1 to " + std::to_string(kMaxSearchBudget));
     s.budget = it->get<uint64_t>();
   }
   if (auto it = j.find("seed"); it != j.end()) {
-    if (!is_uint(*it)) throw ConfigError(path + "/seed", brief_json(*it), "a non-negative whole number");
+    if (!is_uint(*it))
+      throw ConfigError(path + "/seed", brief_json(*it), "a non-negative whole number");
     s.seed = it->get<uint64_t>();
   }
   {
@@ -206,8 +219,8 @@ Search parse_search(const nlohmann::json& j, const std::string& path) {
         if (d.key == key)
           throw ConfigError(p, brief_json(v), "a field that is not also a dimension of space");
       if (v.is_array() && !is_list_field(key))
-        throw ConfigError(p, brief_json(v), "one value (several values make a dimension: put " + key +
-                                                " in space)");
+        throw ConfigError(p, brief_json(v),
+                          "one value (several values make a dimension: put " + key + " in space)");
       s.fixed[key] = canonical_field_value(key, v, p);
     }
   }
@@ -237,7 +250,8 @@ Search parse_search(const nlohmann::json& j, const std::string& path) {
     c.along = a->get<std::string>();
     for (size_t i = 0; i < s.space.size(); ++i)
       if (s.space[i].key == c.along) s.line_dim = static_cast<int>(i);
-    const bool fixed_sizes = c.along == "sizes" && s.fixed.contains("sizes") && s.fixed["sizes"].size() >= 2;
+    const bool fixed_sizes =
+        c.along == "sizes" && s.fixed.contains("sizes") && s.fixed["sizes"].size() >= 2;
     if (s.line_dim < 0 && !fixed_sizes) throw ConfigError(p + "/along", brief_json(*a), allowed);
     if (s.line_dim >= 0 && c.along != "sizes" && s.space[s.line_dim].size() > kMaxLineValues)
       throw ConfigError(path + "/space/" + c.along, s.space[s.line_dim].describe(),
@@ -255,7 +269,8 @@ Search parse_search(const nlohmann::json& j, const std::string& path) {
   for (size_t i = 0; i < s.space.size(); ++i) {
     if (static_cast<int>(i) == s.line_dim) continue;
     const uint64_t n = s.space[i].size();  // both factors capped: the product cannot overflow
-    distinct = std::min<uint64_t>(distinct, kMaxSearchBudget + 1) * std::min<uint64_t>(n, kMaxSearchBudget + 1);
+    distinct = std::min<uint64_t>(distinct, kMaxSearchBudget + 1) *
+               std::min<uint64_t>(n, kMaxSearchBudget + 1);
   }
   if (s.budget / per > distinct)
     throw ConfigError(path + "/budget", std::to_string(s.budget),
@@ -266,7 +281,8 @@ Search parse_search(const nlohmann::json& j, const std::string& path) {
   return s;
 }
 
-SearchDraw draw_search(const Search& s, const std::function<std::string(const nlohmann::json&)>& check,
+SearchDraw draw_search(const Search& s,
+                       const std::function<std::string(const nlohmann::json&)>& check,
                        const std::string& path) {
   std::vector<size_t> dims;
   for (size_t i = 0; i < s.space.size(); ++i)
@@ -340,10 +356,12 @@ SearchDraw draw_search(const Search& s, const std::function<std::string(const nl
   size_t draws = 0;
   while (out.samples < wanted) {
     if (draws++ >= max_draws)
-      throw ConfigError(path + "/space", std::to_string(out.samples) + " distinct valid sample(s) in " +
-                                             std::to_string(max_draws) + " draws",
-                        "a space with at least " + std::to_string(wanted) +
-                            " distinct samples the client accepts: widen the space or lower the budget");
+      throw ConfigError(
+          path + "/space",
+          std::to_string(out.samples) + " distinct valid sample(s) in " +
+              std::to_string(max_draws) + " draws",
+          "a space with at least " + std::to_string(wanted) +
+              " distinct samples the client accepts: widen the space or lower the budget");
     std::string reason;
     const nlohmann::json base = sample_of(random_point(dims.size(), rng), reason);
     if (!seen.insert(base.dump()).second) {  // drawn before (kept, or invalid)
@@ -351,7 +369,8 @@ SearchDraw draw_search(const Search& s, const std::function<std::string(const nl
       continue;
     }
     std::vector<SearchRun> runs = runs_of(base, reason);
-    if (std::none_of(runs.begin(), runs.end(), [](const SearchRun& r) { return r.skip_reason.empty(); })) {
+    if (std::none_of(runs.begin(), runs.end(),
+                     [](const SearchRun& r) { return r.skip_reason.empty(); })) {
       ++out.redrawn;
       continue;
     }

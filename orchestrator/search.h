@@ -39,8 +39,8 @@ inline constexpr size_t kMaxLineValues = 64;
 
 struct SearchDimension {
   std::string key;
-  std::string scale;                   // "list", "log2" or "linear"
-  std::vector<nlohmann::json> values;  // list and log2: the canonical values, in order
+  std::string scale;                     // "list", "log2" or "linear"
+  std::vector<nlohmann::json> values;    // list and log2: the canonical values, in order
   uint64_t lo = 0, step = 1, count = 0;  // linear: lo, lo+step, ... (count values)
 
   size_t size() const { return scale == "linear" ? static_cast<size_t>(count) : values.size(); }
@@ -54,7 +54,7 @@ struct Search {
   SearchMethod method = SearchMethod::kLhs;
   uint64_t budget = 0;
   uint64_t seed = 1;
-  std::vector<SearchDimension> space;          // in key order
+  std::vector<SearchDimension> space;               // in key order
   nlohmann::json fixed = nlohmann::json::object();  // canonical, applied to every run
   std::optional<CliffSpec> cliff;
   int line_dim = -1;  // index into `space` of the cliff's along dimension, or -1
@@ -88,7 +88,8 @@ struct SearchDraw {
 // (stratification intact): invalid runs are kept as skipped, duplicate samples dropped.
 // Deterministic: the same Search (seed included) gives the same runs. Throws ConfigError
 // (naming `path`) when the space cannot give the budget.
-SearchDraw draw_search(const Search& s, const std::function<std::string(const nlohmann::json&)>& check,
+SearchDraw draw_search(const Search& s,
+                       const std::function<std::string(const nlohmann::json&)>& check,
                        const std::string& path);
 
 const char* search_method_name(SearchMethod m);

@@ -70,7 +70,8 @@ class ControlDir {
     // $TMPDIR when its path leaves room for the socket names (%C: 40 characters; a Unix
     // socket path has at most 107).
     std::string base = "/tmp";
-    if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t == '/' && std::strlen(t) <= 40) base = t;
+    if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t == '/' && std::strlen(t) <= 40)
+      base = t;
     std::string tmpl = base + "/rdmabench-ssh.XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
@@ -88,9 +89,9 @@ class ControlDir {
 };
 
 struct HostUse {
-  std::string rdmabench;          // the first rdmabench path seen for the host (env capture)
-  std::set<std::string> paths;    // every rdmabench path to check
-  std::set<std::string> roles;    // "pair 'x' server", ...
+  std::string rdmabench;        // the first rdmabench path seen for the host (env capture)
+  std::set<std::string> paths;  // every rdmabench path to check
+  std::set<std::string> roles;  // "pair 'x' server", ...
 };
 
 std::string join(const std::set<std::string>& s) {
@@ -101,8 +102,8 @@ std::string join(const std::set<std::string>& s) {
 
 // After a search sweep: the cliffs among every point whose last index status is ok (this run's
 // and earlier ones'), appended to the index as one record and printed.
-void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir, IndexWriter& writer,
-                   std::ostream& out) {
+void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir,
+                   IndexWriter& writer, std::ostream& out) {
   const CliffSpec& spec = *c.search->cliff;
   const std::vector<nlohmann::json> order = c.search->along_order();
   const auto index = read_index(dir + "/index.jsonl");
@@ -126,18 +127,21 @@ void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir
 
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& stop) {
-  if (opt.jobs < 1 || opt.jobs > 256) throw ConfigError("jobs", std::to_string(opt.jobs), "from 1 to 256");
+  if (opt.jobs < 1 || opt.jobs > 256)
+    throw ConfigError("jobs", std::to_string(opt.jobs), "from 1 to 256");
   const Campaign c = load_campaign(opt.campaign_file, self_exe());
   const Expansion x = expand(c);
   const std::string dir = opt.out_dir.empty() ? "out/" + slug(c.name, 60) : opt.out_dir;
   if (x.points.empty())
-    throw ConfigError(opt.campaign_file + ": /exclude", "(everything)", "a campaign with at least one point left");
+    throw ConfigError(opt.campaign_file + ": /exclude", "(everything)",
+                      "a campaign with at least one point left");
 
   // Hosts and how they are used.
   std::map<std::string, HostUse> hosts;
   for (const auto& pair : c.pairs) {
-    for (const auto& [spec, role] : {std::pair<const HostSpec*, const char*>{&pair.server, "server"},
-                                      std::pair<const HostSpec*, const char*>{&pair.client, "client"}}) {
+    for (const auto& [spec, role] :
+         {std::pair<const HostSpec*, const char*>{&pair.server, "server"},
+          std::pair<const HostSpec*, const char*>{&pair.client, "client"}}) {
       HostUse& u = hosts[spec->host];
       if (u.rdmabench.empty()) u.rdmabench = spec->rdmabench;
       u.paths.insert(spec->rdmabench);
@@ -153,7 +157,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   if (opt.resume) {
     size_t bad = 0;
     index = read_index(index_path, &bad);
-    if (bad != 0) err << "rdmabench: note: " << bad << " unreadable line(s) in " << index_path << " ignored\n";
+    if (bad != 0)
+      err << "rdmabench: note: " << bad << " unreadable line(s) in " << index_path << " ignored\n";
     std::vector<std::string> ids;
     std::set<std::string> existing;
     for (const auto& p : x.points) {
@@ -200,7 +205,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   make_dir(dir);
   make_dir(dir + "/env");
   make_dir(dir + "/logs");
-  out << "campaign '" << c.name << "': " << x.points.size() << " points, " << todo.size() << " to run";
+  out << "campaign '" << c.name << "': " << x.points.size() << " points, " << todo.size()
+      << " to run";
   if (skipped != 0) out << ", " << skipped << " skipped as invalid";
   if (!done.empty()) out << ", " << done.size() << " already done";
   out << "; results in " << dir << std::endl;
@@ -241,9 +247,13 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     if (!p.skipped()) continue;
     auto it = index.find(p.id);
     if (it != index.end() && it->second.status == "skipped") continue;
-    writer.append(nlohmann::ordered_json{{"point_id", p.id}, {"status", "skipped"}, {"duration_s", 0},
-                                         {"error", p.skip_reason}, {"host_pair", c.pairs[p.pair].name},
-                                         {"repetition", p.repetition}, {"time", utc_now()}});
+    writer.append(nlohmann::ordered_json{{"point_id", p.id},
+                                         {"status", "skipped"},
+                                         {"duration_s", 0},
+                                         {"error", p.skip_reason},
+                                         {"host_pair", c.pairs[p.pair].name},
+                                         {"repetition", p.repetition},
+                                         {"time", utc_now()}});
   }
 
   const std::string token = c.token.empty() ? random_token() : c.token;
@@ -258,11 +268,16 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   auto record = [&](const Point& p, const PointOutcome& o) {
     const HostPair& pair = c.pairs[p.pair];
     const std::string base = dir + "/" + p.id;
-    if (!o.server_log.empty()) write_file_atomic(dir + "/logs/" + p.id + ".server.log", o.server_log);
-    if (!o.client_log.empty()) write_file_atomic(dir + "/logs/" + p.id + ".client.log", o.client_log);
-    nlohmann::json point = {{"campaign", c.name},       {"point_id", p.id},
-                            {"repetition", p.repetition}, {"host_pair", pair.name},
-                            {"server_host", pair.server.host}, {"client_host", pair.client.host},
+    if (!o.server_log.empty())
+      write_file_atomic(dir + "/logs/" + p.id + ".server.log", o.server_log);
+    if (!o.client_log.empty())
+      write_file_atomic(dir + "/logs/" + p.id + ".client.log", o.client_log);
+    nlohmann::json point = {{"campaign", c.name},
+                            {"point_id", p.id},
+                            {"repetition", p.repetition},
+                            {"host_pair", pair.name},
+                            {"server_host", pair.server.host},
+                            {"client_host", pair.client.host},
                             {"matrix", p.values}};
     std::string error = o.error;
     bool ok = o.ok;
@@ -284,10 +299,13 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       write_file_atomic(dir + "/failed/" + p.id + ".json", doc.dump(2) + "\n");
     }
     writer.append(nlohmann::ordered_json{
-        {"point_id", p.id}, {"status", ok ? "ok" : "failed"},
+        {"point_id", p.id},
+        {"status", ok ? "ok" : "failed"},
         {"duration_s", std::round(o.duration_s * 1000) / 1000},
         {"error", ok ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(error)},
-        {"host_pair", pair.name}, {"repetition", p.repetition}, {"time", utc_now()}});
+        {"host_pair", pair.name},
+        {"repetition", p.repetition},
+        {"time", utc_now()}});
     progress.finished(p.id, ok ? "ok" : "failed", o.duration_s, error);
     return ok;
   };
@@ -321,8 +339,12 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       lock.unlock();
 
       progress.started(p.id);
-      PointContext ctx{pair, *launchers.at(pair.server.host), *launchers.at(pair.client.host), token,
-                       c.timeout_s, stop};
+      PointContext ctx{pair,
+                       *launchers.at(pair.server.host),
+                       *launchers.at(pair.client.host),
+                       token,
+                       c.timeout_s,
+                       stop};
       PointOutcome o;
       try {
         o = run_point(p, ctx);
@@ -348,7 +370,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     cv.notify_all();
   };
 
-  const unsigned n_workers = std::max(1U, std::min<unsigned>(opt.jobs, static_cast<unsigned>(todo.size())));
+  const unsigned n_workers =
+      std::max(1U, std::min<unsigned>(opt.jobs, static_cast<unsigned>(todo.size())));
   std::vector<std::thread> workers;
   {
     std::lock_guard<std::mutex> lock(mu);

@@ -56,7 +56,8 @@ const std::vector<Field>& fields() {
       {"hugepages", "--hugepages", Kind::kBool},
       {"align", "--align", Kind::kUint, 1, 1 << 30, true},
       {"mr", "--mr", Kind::kEnum, 0, 0, false, [](const std::string& s) { parse_mr_mode(s); }},
-      {"numa", "--numa", Kind::kEnum, 0, 0, false, [](const std::string& s) { parse_numa(s, "numa"); }},
+      {"numa", "--numa", Kind::kEnum, 0, 0, false,
+       [](const std::string& s) { parse_numa(s, "numa"); }},
   };
   return kFields;
 }
@@ -155,7 +156,8 @@ nlohmann::json canonical_field_value(const std::string& key, const nlohmann::jso
         throw ConfigError(path, v.dump(), "a whole number " + range_text(*f));
       const int64_t n = v.get<int64_t>();
       if (f->zero_is_default && n == -1) return n;
-      if (n < f->lo || n > f->hi) throw ConfigError(path, v.dump(), "a whole number " + range_text(*f));
+      if (n < f->lo || n > f->hi)
+        throw ConfigError(path, v.dump(), "a whole number " + range_text(*f));
       return n;
     }
     case Kind::kDouble: {
@@ -173,7 +175,8 @@ nlohmann::json canonical_field_value(const std::string& key, const nlohmann::jso
       std::vector<uint64_t> sizes;
       if (v.is_array()) {
         if (v.empty()) throw ConfigError(path, v.dump(), "at least one message size");
-        for (size_t i = 0; i < v.size(); ++i) add_sizes(v[i], path + "/" + std::to_string(i), sizes);
+        for (size_t i = 0; i < v.size(); ++i)
+          add_sizes(v[i], path + "/" + std::to_string(i), sizes);
       } else {
         add_sizes(v, path, sizes);
       }
@@ -211,8 +214,10 @@ std::vector<std::string> client_options(const nlohmann::json& values) {
         if (std::string(f.key) == "connect") {
           // rdma_cm: -R as before; tcp: explicit (the client's default is auto, which picks
           // rdma_cm on iWARP devices); auto: the default, no option.
-          if (v.get<std::string>() == "rdma_cm") out.push_back(f.option);
-          else if (v.get<std::string>() == "tcp") out.insert(out.end(), {"--connect", "tcp"});
+          if (v.get<std::string>() == "rdma_cm")
+            out.push_back(f.option);
+          else if (v.get<std::string>() == "tcp")
+            out.insert(out.end(), {"--connect", "tcp"});
         } else {
           out.insert(out.end(), {f.option, v.get<std::string>()});
         }
@@ -235,7 +240,8 @@ std::vector<std::string> client_options(const nlohmann::json& values) {
       case Kind::kSizes:
       case Kind::kCpus: {
         std::string list;
-        for (const auto& x : v) list += (list.empty() ? "" : ",") + std::to_string(x.get<uint64_t>());
+        for (const auto& x : v)
+          list += (list.empty() ? "" : ",") + std::to_string(x.get<uint64_t>());
         out.insert(out.end(), {f.option, list});
         break;
       }
@@ -250,39 +256,72 @@ WorkloadArgs workload_args(const nlohmann::json& values) {
   for (size_t i = 0; i < opts.size(); ++i) {
     const std::string& o = opts[i];
     auto next = [&]() -> std::string { return i + 1 < opts.size() ? opts[++i] : std::string(); };
-    if (o == "--op") a.op = next();
-    else if (o == "--qp") a.qp = next();
-    else if (o == "--mode") a.mode = next();
-    else if (o == "--bidir") a.bidir = true;
-    else if (o == "--size") a.sizes = next();
-    else if (o == "--iters") a.iterations = next();
-    else if (o == "--duration") a.duration = next();
-    else if (o == "--warmup") a.warmup = next();
-    else if (o == "--warmup-time") a.warmup_time = next();
-    else if (o == "--tx-depth") a.tx_depth = next();
-    else if (o == "--rx-depth") a.rx_depth = next();
-    else if (o == "--inline") a.inline_size = next();
-    else if (o == "--signal-every") a.signal_every = next();
-    else if (o == "--cq") a.cq = next();
-    else if (o == "--srq") a.srq = true;
-    else if (o == "--threads") a.threads = next();
-    else if (o == "--qps") a.qps = next();
-    else if (o == "--cpus") a.cpus = next();
-    else if (o == "--rdma-cm") a.rdma_cm = true;
-    else if (o == "--connect") a.connect = next();
-    else if (o == "--verify") a.verify = true;
-    else if (o == "--mtu") a.mtu = next();
-    else if (o == "--timeout") a.timeout = next();
-    else if (o == "--post-list") a.post_list = next();
-    else if (o == "--sge") a.sge = next();
-    else if (o == "--max-rd-atomic") a.max_rd_atomic = next();
-    else if (o == "--latency-gap") a.latency_gap = next();
-    else if (o == "--rate") a.rate = next();
-    else if (o == "--cq-per-qp") a.cq_per_qp = true;
-    else if (o == "--hugepages") a.hugepages = true;
-    else if (o == "--align") a.align = next();
-    else if (o == "--mr") a.mr = next();
-    else if (o == "--numa") a.numa = next();
+    if (o == "--op")
+      a.op = next();
+    else if (o == "--qp")
+      a.qp = next();
+    else if (o == "--mode")
+      a.mode = next();
+    else if (o == "--bidir")
+      a.bidir = true;
+    else if (o == "--size")
+      a.sizes = next();
+    else if (o == "--iters")
+      a.iterations = next();
+    else if (o == "--duration")
+      a.duration = next();
+    else if (o == "--warmup")
+      a.warmup = next();
+    else if (o == "--warmup-time")
+      a.warmup_time = next();
+    else if (o == "--tx-depth")
+      a.tx_depth = next();
+    else if (o == "--rx-depth")
+      a.rx_depth = next();
+    else if (o == "--inline")
+      a.inline_size = next();
+    else if (o == "--signal-every")
+      a.signal_every = next();
+    else if (o == "--cq")
+      a.cq = next();
+    else if (o == "--srq")
+      a.srq = true;
+    else if (o == "--threads")
+      a.threads = next();
+    else if (o == "--qps")
+      a.qps = next();
+    else if (o == "--cpus")
+      a.cpus = next();
+    else if (o == "--rdma-cm")
+      a.rdma_cm = true;
+    else if (o == "--connect")
+      a.connect = next();
+    else if (o == "--verify")
+      a.verify = true;
+    else if (o == "--mtu")
+      a.mtu = next();
+    else if (o == "--timeout")
+      a.timeout = next();
+    else if (o == "--post-list")
+      a.post_list = next();
+    else if (o == "--sge")
+      a.sge = next();
+    else if (o == "--max-rd-atomic")
+      a.max_rd_atomic = next();
+    else if (o == "--latency-gap")
+      a.latency_gap = next();
+    else if (o == "--rate")
+      a.rate = next();
+    else if (o == "--cq-per-qp")
+      a.cq_per_qp = true;
+    else if (o == "--hugepages")
+      a.hugepages = true;
+    else if (o == "--align")
+      a.align = next();
+    else if (o == "--mr")
+      a.mr = next();
+    else if (o == "--numa")
+      a.numa = next();
   }
   return a;
 }
@@ -295,8 +334,9 @@ std::string describe_values(const nlohmann::json& values) {
     std::string text;
     if (f.kind == Kind::kSizes || f.kind == Kind::kCpus) {
       for (const auto& x : *it)
-        text += (text.empty() ? "" : ",") +
-                (f.kind == Kind::kSizes ? format_size(x.get<uint64_t>()) : std::to_string(x.get<uint64_t>()));
+        text += (text.empty() ? "" : ",") + (f.kind == Kind::kSizes
+                                                 ? format_size(x.get<uint64_t>())
+                                                 : std::to_string(x.get<uint64_t>()));
     } else if (it->is_string()) {
       text = it->get<std::string>();
     } else if (it->is_number_float()) {

@@ -23,7 +23,8 @@ bool is_list_field(const std::string& key);
 nlohmann::json canonical_field_value(const std::string& key, const nlohmann::json& value,
                                      const std::string& path);
 
-// `values`: key -> canonical value. The client options, e.g. {"--op", "write", "--size", "64,4096"}.
+// `values`: key -> canonical value. The client options, e.g. {"--op", "write", "--size",
+// "64,4096"}.
 std::vector<std::string> client_options(const nlohmann::json& values);
 // The same, as parsed options (for build_workload).
 WorkloadArgs workload_args(const nlohmann::json& values);

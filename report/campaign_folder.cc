@@ -48,8 +48,8 @@ std::vector<PointStatus> parse_point_statuses(const std::string& text, size_t* b
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_object() && j.contains("record") && j["record"].is_string()) continue;
-    if (j.is_discarded() || !j.is_object() || !j.contains("point_id") || !j["point_id"].is_string() ||
-        !j.contains("status") || !j["status"].is_string()) {
+    if (j.is_discarded() || !j.is_object() || !j.contains("point_id") ||
+        !j["point_id"].is_string() || !j.contains("status") || !j["status"].is_string()) {
       ++bad;
       continue;
     }
@@ -59,7 +59,8 @@ std::vector<PointStatus> parse_point_statuses(const std::string& text, size_t* b
     s.error = string_or(j, "error");
     s.host_pair = string_or(j, "host_pair");
     s.time = string_or(j, "time");
-    if (j.contains("duration_s") && j["duration_s"].is_number()) s.duration_s = j["duration_s"].get<double>();
+    if (j.contains("duration_s") && j["duration_s"].is_number())
+      s.duration_s = j["duration_s"].get<double>();
     if (j.contains("repetition") && j["repetition"].is_number_integer())
       s.repetition = j["repetition"].get<long>();
     auto it = where.find(s.point_id);

@@ -9,10 +9,14 @@ namespace rdmabench {
 
 std::string_view to_string(Verdict v) noexcept {
   switch (v) {
-    case Verdict::kNoise: return "noise";
-    case Verdict::kChanged: return "changed";
-    case Verdict::kRegression: return "regression";
-    case Verdict::kImprovement: return "improvement";
+    case Verdict::kNoise:
+      return "noise";
+    case Verdict::kChanged:
+      return "changed";
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kImprovement:
+      return "improvement";
   }
   return "?";
 }
@@ -43,8 +47,10 @@ Change judge_change(const std::vector<double>& a, const std::vector<double>& b,
     return c;
   }
   const bool worse = higher_is_better ? c.b.median < c.a.median : c.b.median > c.a.median;
-  if (std::abs(c.change_pct) <= rule.threshold_pct) c.verdict = Verdict::kChanged;
-  else c.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
+  if (std::abs(c.change_pct) <= rule.threshold_pct)
+    c.verdict = Verdict::kChanged;
+  else
+    c.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
   return c;
 }
 

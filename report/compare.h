@@ -11,10 +11,10 @@
 namespace rdmabench {
 
 struct CompareOptions {
-  std::string a, b;                      // result folders or files
-  std::optional<std::string> threshold;  // percent, default 5
+  std::string a, b;                        // result folders or files
+  std::optional<std::string> threshold;    // percent, default 5
   std::optional<std::string> noise_floor;  // percent, default 2
-  std::vector<std::string> metrics;      // default: gbps, mmsg, p50, p99
+  std::vector<std::string> metrics;        // default: gbps, mmsg, p50, p99
   bool json = false;
 };
 

@@ -63,7 +63,9 @@ const MetricInfo& metric_info(Metric m) {
   return kMetrics[0];
 }
 
-std::vector<Metric> default_metrics() { return {Metric::kGbps, Metric::kMmsg, Metric::kP50, Metric::kP99}; }
+std::vector<Metric> default_metrics() {
+  return {Metric::kGbps, Metric::kMmsg, Metric::kP50, Metric::kP99};
+}
 
 std::vector<Metric> parse_metrics(const std::vector<std::string>& names) {
   std::vector<Metric> out;
@@ -76,7 +78,8 @@ std::vector<Metric> parse_metrics(const std::vector<std::string>& names) {
         return;
       }
     }
-    throw ConfigError("--metric", name, "gbps, mmsg, p50, p99 or p99.9 (comma-separated or repeated)");
+    throw ConfigError("--metric", name,
+                      "gbps, mmsg, p50, p99 or p99.9 (comma-separated or repeated)");
   };
   for (const auto& n : names) {
     size_t pos = 0;
@@ -96,11 +99,16 @@ std::optional<double> metric_value(const ResultFile& f, const SizeResult& s, Met
   const MetricInfo& info = metric_info(m);
   if (info.latency != lat) return std::nullopt;
   switch (m) {
-    case Metric::kGbps: return s.gbps + (s.reverse ? s.reverse->gbps : 0);
-    case Metric::kMmsg: return s.mmsg_per_s + (s.reverse ? s.reverse->mmsg_per_s : 0);
-    case Metric::kP50: return s.latency ? std::optional(s.latency->summary.p50 / 1000) : std::nullopt;
-    case Metric::kP99: return s.latency ? std::optional(s.latency->summary.p99 / 1000) : std::nullopt;
-    case Metric::kP999: return s.latency ? std::optional(s.latency->summary.p999 / 1000) : std::nullopt;
+    case Metric::kGbps:
+      return s.gbps + (s.reverse ? s.reverse->gbps : 0);
+    case Metric::kMmsg:
+      return s.mmsg_per_s + (s.reverse ? s.reverse->mmsg_per_s : 0);
+    case Metric::kP50:
+      return s.latency ? std::optional(s.latency->summary.p50 / 1000) : std::nullopt;
+    case Metric::kP99:
+      return s.latency ? std::optional(s.latency->summary.p99 / 1000) : std::nullopt;
+    case Metric::kP999:
+      return s.latency ? std::optional(s.latency->summary.p999 / 1000) : std::nullopt;
   }
   return std::nullopt;
 }
@@ -133,7 +141,8 @@ Comparison compare_results(const std::vector<ResultFile>& a, const std::vector<R
       }
       const bool b_failed = itb->second.failed_only.count(size) > 0;
       if (a_failed || b_failed) {
-        c.unmatched.push_back({label(id), id.fields, size, a_failed ? "failed in A" : "failed in B"});
+        c.unmatched.push_back(
+            {label(id), id.fields, size, a_failed ? "failed in A" : "failed in B"});
         continue;
       }
       ++c.matched_points;

@@ -21,7 +21,7 @@ struct MetricInfo {
   std::string_view name;   // on the command line and in JSON: gbps, mmsg, p50, p99, p99.9
   std::string_view title;  // in the table: "Gb/s", "Mmsg/s", "p50 us", ...
   bool higher_is_better;
-  bool latency;            // latency metrics apply to lat-mode documents, the others to bw mode
+  bool latency;  // latency metrics apply to lat-mode documents, the others to bw mode
 };
 
 const MetricInfo& metric_info(Metric m);
@@ -37,11 +37,11 @@ std::vector<Metric> parse_metrics(const std::vector<std::string>& names);
 std::optional<double> metric_value(const ResultFile& f, const SizeResult& s, Metric m);
 
 struct MatchedMetric {
-  std::string label;          // workload label (see workload_label)
-  nlohmann::json workload;    // the workload identity's fields
+  std::string label;        // workload label (see workload_label)
+  nlohmann::json workload;  // the workload identity's fields
   uint64_t size = 0;
   Metric metric{};
-  std::vector<double> a, b;   // one value per repetition
+  std::vector<double> a, b;  // one value per repetition
   Change change;
 };
 
@@ -49,13 +49,13 @@ struct Unmatched {
   std::string label;
   nlohmann::json workload;
   uint64_t size = 0;
-  std::string why;            // "only in A", "only in B", "failed in A", "failed in B"
+  std::string why;  // "only in A", "only in B", "failed in A", "failed in B"
 };
 
 struct Comparison {
   std::vector<MatchedMetric> rows;  // in A's order, then by size and metric
   std::vector<Unmatched> unmatched;
-  size_t matched_points = 0;        // workload+size pairs measured on both sides
+  size_t matched_points = 0;  // workload+size pairs measured on both sides
   size_t regressions = 0;
   size_t improvements = 0;
 };

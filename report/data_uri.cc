@@ -18,7 +18,8 @@ std::string base64_encode(std::string_view bytes) {
 }
 
 std::string base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) throw Error("base64: length " + std::to_string(text.size()) + " is not a multiple of 4");
+  if (text.size() % 4 != 0)
+    throw Error("base64: length " + std::to_string(text.size()) + " is not a multiple of 4");
   std::string out(3 * (text.size() / 4) + 1, '\0');
   const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                                 reinterpret_cast<const unsigned char*>(text.data()),

@@ -43,13 +43,32 @@ FieldValue device_name(const RunResult& r) {
 }  // namespace
 
 const std::vector<std::string>& series_fields() {
-  static const std::vector<std::string> fields = {
-      "op",       "qp",      "mode",           "cq",           "inline_size",
-      "tx_depth", "threads", "qps_per_thread", "signal_every", "bidir",
-      "srq",      "connect", "device",         "transport",    "server_address",
-      "post_list", "sge",    "max_rd_atomic",  "latency_gap_us", "rate",
-      "cq_per_qp", "hugepages", "align",       "mr",           "numa",
-      "tool"};
+  static const std::vector<std::string> fields = {"op",
+                                                  "qp",
+                                                  "mode",
+                                                  "cq",
+                                                  "inline_size",
+                                                  "tx_depth",
+                                                  "threads",
+                                                  "qps_per_thread",
+                                                  "signal_every",
+                                                  "bidir",
+                                                  "srq",
+                                                  "connect",
+                                                  "device",
+                                                  "transport",
+                                                  "server_address",
+                                                  "post_list",
+                                                  "sge",
+                                                  "max_rd_atomic",
+                                                  "latency_gap_us",
+                                                  "rate",
+                                                  "cq_per_qp",
+                                                  "hugepages",
+                                                  "align",
+                                                  "mr",
+                                                  "numa",
+                                                  "tool"};
   return fields;
 }
 
@@ -69,7 +88,8 @@ std::string server_host(const std::string& address) {
     if (address[i] < '0' || address[i] > '9') return address;
   const std::string host = address.substr(0, colon);
   // An IPv6 address without brackets has colons of its own: then there is no port to strip.
-  if (host.find(':') != std::string::npos && !(host.front() == '[' && host.back() == ']')) return address;
+  if (host.find(':') != std::string::npos && !(host.front() == '[' && host.back() == ']'))
+    return address;
   return host;
 }
 

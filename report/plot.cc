@@ -13,8 +13,9 @@
 namespace rdmabench {
 namespace fs = std::filesystem;
 
-std::vector<std::string> write_figures(const std::vector<Figure>& figures, const std::string& out_dir,
-                                       const std::string& format, const std::string& gnuplot) {
+std::vector<std::string> write_figures(const std::vector<Figure>& figures,
+                                       const std::string& out_dir, const std::string& format,
+                                       const std::string& gnuplot) {
   const fs::path out = out_dir;
   std::vector<std::string> images;
   for (const auto& f : figures) {

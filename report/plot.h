@@ -20,8 +20,9 @@ struct Figure;
 // Writes NAME.dat, NAME.gp and NAME.<format> of every figure into `out_dir` (which must exist),
 // each atomically, rendering the images with `gnuplot` (see find_gnuplot). Returns the image
 // paths.
-std::vector<std::string> write_figures(const std::vector<Figure>& figures, const std::string& out_dir,
-                                       const std::string& format, const std::string& gnuplot);
+std::vector<std::string> write_figures(const std::vector<Figure>& figures,
+                                       const std::string& out_dir, const std::string& format,
+                                       const std::string& gnuplot);
 
 // Writes NAME.dat, NAME.gp and NAME.<format> per figure (see figures.h) into the output folder,
 // each atomically, and returns the image paths. Everything is checked (inputs, options,

@@ -79,7 +79,8 @@ bool any_success(const std::vector<ReportInput>& inputs) {
 std::string run_report(const ReportOptions& opt, std::ostream& notes) {
   if (opt.format != "png" && opt.format != "svg")
     throw ConfigError("--format", opt.format, "png or svg (the images a web page shows)");
-  if (opt.inputs.empty()) throw ConfigError("results", "", "name at least one result folder or file");
+  if (opt.inputs.empty())
+    throw ConfigError("results", "", "name at least one result folder or file");
   std::vector<ReportInput> inputs;
   for (const auto& p : opt.inputs) inputs.push_back(load_input(p, notes));
 
@@ -107,7 +108,8 @@ std::string run_report(const ReportOptions& opt, std::ostream& notes) {
   std::vector<EmbeddedFigure> embedded;
   if (!figures.empty()) {
     TempDir tmp;
-    std::vector<std::string> images = write_figures(figures, tmp.path().string(), opt.format, gnuplot);
+    std::vector<std::string> images =
+        write_figures(figures, tmp.path().string(), opt.format, gnuplot);
     for (size_t i = 0; i < figures.size(); ++i)
       embedded.push_back({figures[i].name, figure_title(figures[i].name),
                           data_uri(image_mime(opt.format), read_binary(images[i]))});

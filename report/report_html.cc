@@ -64,17 +64,21 @@ void summary(std::string& h, const ReportModel& m) {
   auto row = [&](const std::string& k, const std::string& v_html) {
     h += "<tr><th>" + k + "</th><td>" + v_html + "</td></tr>\n";
   };
-  row("Campaign", s.campaigns.empty() ? "&mdash; (result files, not a sweep)" : esc(list_text(s.campaigns)));
+  row("Campaign",
+      s.campaigns.empty() ? "&mdash; (result files, not a sweep)" : esc(list_text(s.campaigns)));
   std::string inputs;
-  for (const auto& i : s.inputs) inputs += (inputs.empty() ? "" : "<br>") + ("<code>" + esc(i) + "</code>");
+  for (const auto& i : s.inputs)
+    inputs += (inputs.empty() ? "" : "<br>") + ("<code>" + esc(i) + "</code>");
   row("Inputs", inputs);
-  row("Dates (UTC)", s.first_time.empty() ? "&mdash;"
-                                          : esc(s.first_time) + " &ndash; " + esc(s.last_time));
-  row("Points", "<span class=\"ok\" id=\"points-ok\">" + std::to_string(s.points_ok) + " ok</span>, " +
-                    "<span class=\"" + std::string(s.points_failed ? "bad" : "ok") + "\" id=\"points-failed\">" +
-                    std::to_string(s.points_failed) + " failed</span>" +
-                    (s.points_skipped ? ", " + std::to_string(s.points_skipped) + " skipped as invalid" : "") +
-                    " (" + std::to_string(s.documents) + " result documents)");
+  row("Dates (UTC)",
+      s.first_time.empty() ? "&mdash;" : esc(s.first_time) + " &ndash; " + esc(s.last_time));
+  row("Points",
+      "<span class=\"ok\" id=\"points-ok\">" + std::to_string(s.points_ok) + " ok</span>, " +
+          "<span class=\"" + std::string(s.points_failed ? "bad" : "ok") +
+          "\" id=\"points-failed\">" + std::to_string(s.points_failed) + " failed</span>" +
+          (s.points_skipped ? ", " + std::to_string(s.points_skipped) + " skipped as invalid"
+                            : "") +
+          " (" + std::to_string(s.documents) + " result documents)");
   row("rdmabench version", s.versions.empty() ? "&mdash;" : esc(list_text(s.versions)));
   h += "</table></section>\n";
 }
@@ -97,17 +101,20 @@ void results_section(std::string& h, const ReportModel& m) {
        "user + system time over the measured interval (100 % = one core).</p>\n";
   for (size_t i = 0; i < m.workloads.size(); ++i) {
     const WorkloadTable& t = m.workloads[i];
-    h += "<section class=\"workload\" id=\"workload-" + std::to_string(i + 1) + "\"><h3>" + esc(t.label) +
-         "</h3>\n<p class=\"settings\">" + esc(t.settings) + "</p>\n<p class=\"points\">" +
-         std::to_string(t.points.size()) + (t.points.size() == 1 ? " run: " : " runs: ");
+    h += "<section class=\"workload\" id=\"workload-" + std::to_string(i + 1) + "\"><h3>" +
+         esc(t.label) + "</h3>\n<p class=\"settings\">" + esc(t.settings) +
+         "</p>\n<p class=\"points\">" + std::to_string(t.points.size()) +
+         (t.points.size() == 1 ? " run: " : " runs: ");
     for (size_t k = 0; k < t.points.size(); ++k)
-      h += std::string(k ? ", " : "") + "<code class=\"point\" data-point=\"" + esc(t.points[k]) + "\">" +
-           esc(t.points[k]) + "</code>";
+      h += std::string(k ? ", " : "") + "<code class=\"point\" data-point=\"" + esc(t.points[k]) +
+           "\">" + esc(t.points[k]) + "</code>";
     std::string lat = t.latency_kind == "half_round_trip" ? " (half round trip)"
                       : t.latency_kind == "round_trip"    ? " (round trip)"
                                                           : "";
     h += "</p>\n<table class=\"results\"><thead><tr><th>size</th><th>runs</th><th>Gb/s</th>"
-         "<th>Mmsg/s</th><th>p50 &micro;s" + lat + "</th><th>p99 &micro;s</th><th>p99.9 &micro;s</th>"
+         "<th>Mmsg/s</th><th>p50 &micro;s" +
+         lat +
+         "</th><th>p99 &micro;s</th><th>p99.9 &micro;s</th>"
          "<th>CPU %</th><th>errors</th></tr></thead><tbody>\n";
     for (const auto& r : t.rows) {
       h += "<tr class=\"size-row\" data-size=\"" + std::to_string(r.size) + "\"><td>" +
@@ -123,7 +130,8 @@ void results_section(std::string& h, const ReportModel& m) {
 }
 
 void failures_section(std::string& h, const ReportModel& m) {
-  h += "<section id=\"failures\"><h2>Failed points (" + std::to_string(m.failed.size()) + ")</h2>\n";
+  h +=
+      "<section id=\"failures\"><h2>Failed points (" + std::to_string(m.failed.size()) + ")</h2>\n";
   if (m.failed.empty()) {
     h += "<p class=\"ok\">None.</p>\n";
   } else {
@@ -131,15 +139,17 @@ void failures_section(std::string& h, const ReportModel& m) {
          "<th>workload</th><th>error</th></tr></thead><tbody>\n";
     for (const auto& f : m.failed)
       h += "<tr class=\"failed-point\" data-point=\"" + esc(f.id) + "\"><td><code>" + esc(f.id) +
-           "</code></td><td>" + or_dash(f.host_pair) + "</td><td class=\"time\">" + or_dash(f.time) +
-           "</td><td>" + or_dash(f.workload) + "</td><td><pre>" + esc(f.error) + "</pre></td></tr>\n";
+           "</code></td><td>" + or_dash(f.host_pair) + "</td><td class=\"time\">" +
+           or_dash(f.time) + "</td><td>" + or_dash(f.workload) + "</td><td><pre>" + esc(f.error) +
+           "</pre></td></tr>\n";
     h += "</tbody></table>\n";
   }
   if (!m.skipped.empty()) {
     h += "<details><summary>" + std::to_string(m.skipped.size()) +
          " point(s) skipped as invalid combinations</summary><table><tbody>\n";
     for (const auto& s : m.skipped)
-      h += "<tr class=\"skipped-point\"><td><code>" + esc(s.id) + "</code></td><td>" + esc(s.reason) + "</td></tr>\n";
+      h += "<tr class=\"skipped-point\"><td><code>" + esc(s.id) + "</code></td><td>" +
+           esc(s.reason) + "</td></tr>\n";
     h += "</tbody></table></details>\n";
   }
   h += "</section>\n";
@@ -152,18 +162,19 @@ void cliffs_section(std::string& h, const ReportModel& m) {
     h += "<p class=\"ok\">The search found none.</p>\n</section>\n";
     return;
   }
-  h += "<table class=\"cliffs\"><thead><tr><th>point</th><th>line</th><th>along</th><th>from</th>"
-       "<th>to</th><th>metric</th><th>before</th><th>at</th><th>drop</th><th>shape</th></tr></thead>"
-       "<tbody>\n";
+  h +=
+      "<table class=\"cliffs\"><thead><tr><th>point</th><th>line</th><th>along</th><th>from</th>"
+      "<th>to</th><th>metric</th><th>before</th><th>at</th><th>drop</th><th>shape</th></tr></thead>"
+      "<tbody>\n";
   char drop[32];
   for (const auto& c : m.cliffs) {
     snprintf(drop, sizeof drop, "%.1f %%", c.drop * 100);
     h += "<tr class=\"cliff\" data-point=\"" + esc(c.point) + "\"><td><code>" + esc(c.point) +
          "</code></td><td>" + or_dash(c.line) + "</td><td>" + or_dash(c.along) + "</td><td>" +
-         or_dash(c.previous_value) + "</td><td>" + or_dash(c.value) + "</td><td>" + or_dash(c.metric) +
-         "</td><td class=\"num\">" + num(c.previous) + "</td><td class=\"num\">" + num(c.measured) +
-         "</td><td class=\"num bad\">" + drop + "</td><td>" +
-         or_dash(c.shape) + "</td></tr>\n";
+         or_dash(c.previous_value) + "</td><td>" + or_dash(c.value) + "</td><td>" +
+         or_dash(c.metric) + "</td><td class=\"num\">" + num(c.previous) +
+         "</td><td class=\"num\">" + num(c.measured) + "</td><td class=\"num bad\">" + drop +
+         "</td><td>" + or_dash(c.shape) + "</td></tr>\n";
   }
   h += "</tbody></table>\n</section>\n";
 }
@@ -179,23 +190,26 @@ void environment_section(std::string& h, const ReportModel& m) {
            or_dash(e.rdmabench) + ")</td></tr>\n<tr><th>kernel</th><td>" + or_dash(e.kernel) +
            "</td></tr>\n<tr><th>rdma-core</th><td>" + or_dash(e.rdma_core) + "</td></tr>\n";
       for (const auto& d : e.devices)
-        h += "<tr><th>device " + esc(d.name) + "</th><td>transport " + or_dash(d.transport) + ", firmware " +
-             or_dash(d.fw_ver) + ", vendor " + or_dash(d.vendor) + ", node GUID " + or_dash(d.node_guid) +
-             "<br>" + or_dash(d.ports) + "</td></tr>\n";
+        h += "<tr><th>device " + esc(d.name) + "</th><td>transport " + or_dash(d.transport) +
+             ", firmware " + or_dash(d.fw_ver) + ", vendor " + or_dash(d.vendor) + ", node GUID " +
+             or_dash(d.node_guid) + "<br>" + or_dash(d.ports) + "</td></tr>\n";
       if (!e.error.empty())
         h += "<tr><th>devices</th><td class=\"bad\">" + esc(e.error) + "</td></tr>\n";
       h += "</tbody></table>\n";
     }
   }
   h += "<h3>As the runs saw them</h3>\n<table class=\"hosts\"><thead><tr><th>role</th><th>host</th>"
-       "<th>kernel</th><th>rdma-core</th><th>device</th><th>transport / link layer</th><th>GID type</th>"
-       "<th>firmware</th><th>hw</th><th>vendor:part</th><th>link</th><th>MTU</th></tr></thead><tbody>\n";
+       "<th>kernel</th><th>rdma-core</th><th>device</th><th>transport / link layer</th><th>GID "
+       "type</th>"
+       "<th>firmware</th><th>hw</th><th>vendor:part</th><th>link</th><th>MTU</th></tr></"
+       "thead><tbody>\n";
   for (const auto& r : m.hosts)
-    h += "<tr><td>" + esc(r.role) + "</td><td>" + or_dash(r.hostname) + "</td><td>" + or_dash(r.kernel) +
-         "</td><td>" + or_dash(r.rdma_core) + "</td><td>" + or_dash(r.device) + "</td><td>" +
-         or_dash(r.transport) + " / " + or_dash(r.link_layer) + "</td><td>" + or_dash(r.gid_type) +
-         "</td><td>" + or_dash(r.fw_ver) + "</td><td>" + or_dash(r.hw_ver) + "</td><td>" +
-         or_dash(r.vendor) + "</td><td>" + or_dash(r.link) + "</td><td>" + or_dash(r.mtu) + "</td></tr>\n";
+    h += "<tr><td>" + esc(r.role) + "</td><td>" + or_dash(r.hostname) + "</td><td>" +
+         or_dash(r.kernel) + "</td><td>" + or_dash(r.rdma_core) + "</td><td>" + or_dash(r.device) +
+         "</td><td>" + or_dash(r.transport) + " / " + or_dash(r.link_layer) + "</td><td>" +
+         or_dash(r.gid_type) + "</td><td>" + or_dash(r.fw_ver) + "</td><td>" + or_dash(r.hw_ver) +
+         "</td><td>" + or_dash(r.vendor) + "</td><td>" + or_dash(r.link) + "</td><td>" +
+         or_dash(r.mtu) + "</td></tr>\n";
   h += "</tbody></table></section>\n";
 }
 
@@ -213,13 +227,17 @@ std::string figure_title(const std::string& name) {
 std::string render_report_html(const ReportModel& m, const std::vector<EmbeddedFigure>& figures,
                                const std::string& generated_at) {
   const std::string title =
-      "rdmabench report" + (m.summary.campaigns.empty() ? "" : ": " + list_text(m.summary.campaigns));
+      "rdmabench report" +
+      (m.summary.campaigns.empty() ? "" : ": " + list_text(m.summary.campaigns));
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-       "<meta name=\"rdmabench-figures\" content=\"" + std::to_string(figures.size()) + "\">\n"
-       "<title>" + esc(title) + "</title>\n<style>" + kStyle + "</style></head>\n<body>\n<h1>" +
-       esc(title) + "</h1>\n";
+       "<meta name=\"rdmabench-figures\" content=\"" +
+       std::to_string(figures.size()) +
+       "\">\n"
+       "<title>" +
+       esc(title) + "</title>\n<style>" + kStyle + "</style></head>\n<body>\n<h1>" + esc(title) +
+       "</h1>\n";
   summary(h, m);
   figures_section(h, figures);
   results_section(h, m);

@@ -23,10 +23,11 @@ double number_or_zero(const nlohmann::json& j, const char* key) {
 
 // The cliffs of a cliffs record (untrusted: members of the wrong type give empty cells).
 void add_cliffs(const nlohmann::json& record, std::vector<CliffRow>& out) {
-  const std::string along = record.value("along", nlohmann::json()).is_string()
-                                ? record["along"].get<std::string>() : "";
+  const std::string along =
+      record.value("along", nlohmann::json()).is_string() ? record["along"].get<std::string>() : "";
   const std::string metric = record.value("metric", nlohmann::json()).is_string()
-                                 ? record["metric"].get<std::string>() : "";
+                                 ? record["metric"].get<std::string>()
+                                 : "";
   for (const auto& c : record["cliffs"]) {
     if (!c.is_object()) continue;
     CliffRow row;
@@ -121,8 +122,9 @@ HostEnv host_env(const nlohmann::json& j) {
   if (j.contains("devices") && j["devices"].is_array()) {
     for (const auto& d : j["devices"]) {
       if (!d.is_object()) continue;
-      HostEnv::DeviceRow row{text_of(d, "name"), text_of(d, "transport"), text_of(d, "fw_ver"),
-                             text_of(d, "node_guid"), vendor_of(d), ""};
+      HostEnv::DeviceRow row{text_of(d, "name"),   text_of(d, "transport"),
+                             text_of(d, "fw_ver"), text_of(d, "node_guid"),
+                             vendor_of(d),         ""};
       if (d.contains("ports") && d["ports"].is_array()) {
         for (const auto& p : d["ports"]) {
           if (!p.is_object()) continue;
@@ -146,7 +148,8 @@ std::string raw_workload_label(const nlohmann::json& doc) {
   if (w.is_object() && w.contains("sizes") && w["sizes"].is_array()) {
     std::string sizes;
     for (const auto& x : w["sizes"])
-      if (x.is_number_unsigned()) sizes += (sizes.empty() ? "" : ",") + format_size(x.get<uint64_t>());
+      if (x.is_number_unsigned())
+        sizes += (sizes.empty() ? "" : ",") + format_size(x.get<uint64_t>());
     if (!sizes.empty()) s += ", sizes " + sizes;
   }
   return s;
@@ -195,14 +198,16 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
         m.skipped.push_back({p.point_id, p.error});
       } else {
         ++sum.points_failed;
-        FailedPoint fp{p.point_id, p.host_pair, p.time, "", p.error.empty() ? "status " + p.status : p.error};
+        FailedPoint fp{p.point_id, p.host_pair, p.time, "",
+                       p.error.empty() ? "status " + p.status : p.error};
         auto it = c.failed_docs.find(p.point_id);
         if (it != c.failed_docs.end()) {
           fp.workload = raw_workload_label(it->second);
           note_time(text_of(it->second, "start_time"));
           if (it->second.contains("point")) note_campaign(it->second["point"]);
           if (it->second.contains("tool"))
-            if (std::string v = text_of(it->second["tool"], "version"); !v.empty()) add_unique(sum.versions, v);
+            if (std::string v = text_of(it->second["tool"], "version"); !v.empty())
+              add_unique(sum.versions, v);
         }
         m.failed.push_back(std::move(fp));
       }
@@ -258,8 +263,8 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
       for (const auto& [f, s] : list) {
         if (!s->error.empty()) {
           row.errors.push_back(point_name(*f) + ": " + s->error);
-          m.failed.push_back({point_name(*f) + " (size " + format_size(size) + ")", host_pair_of(*f),
-                              f->run.start_time, t.label, s->error});
+          m.failed.push_back({point_name(*f) + " (size " + format_size(size) + ")",
+                              host_pair_of(*f), f->run.start_time, t.label, s->error});
           continue;
         }
         ++row.runs;

@@ -15,17 +15,17 @@ namespace rdmabench {
 // One input argument and what was read from it.
 struct ReportInput {
   std::string path;
-  std::vector<ResultFile> runs;           // the ok documents (DIR/*.json or the file)
+  std::vector<ResultFile> runs;            // the ok documents (DIR/*.json or the file)
   std::optional<CampaignFolder> campaign;  // for folders
 };
 
 struct ReportSummary {
   std::vector<std::string> campaigns;  // point.campaign names (empty without a sweep)
   std::vector<std::string> inputs;
-  std::string first_time, last_time;   // ISO 8601 UTC
-  size_t documents = 0;                // result documents shown
+  std::string first_time, last_time;  // ISO 8601 UTC
+  size_t documents = 0;               // result documents shown
   size_t points_ok = 0, points_failed = 0, points_skipped = 0;
-  std::vector<std::string> versions;   // rdmabench versions of the runs and hosts
+  std::vector<std::string> versions;  // rdmabench versions of the runs and hosts
 };
 
 // A host and device as a run's document describes it.
@@ -53,9 +53,9 @@ struct SizeRow {
 };
 
 struct WorkloadTable {
-  std::string label;     // "write rc bw" (+ the fields that tell the workloads apart)
-  std::string settings;  // every other workload field
-  std::string latency_kind;  // "half_round_trip" / "round_trip" / ""
+  std::string label;                // "write rc bw" (+ the fields that tell the workloads apart)
+  std::string settings;             // every other workload field
+  std::string latency_kind;         // "half_round_trip" / "round_trip" / ""
   std::vector<std::string> points;  // point ids (or file paths without a sweep)
   std::vector<SizeRow> rows;
 };
@@ -81,7 +81,7 @@ struct ReportModel {
   std::vector<HostEnv> host_envs;
   std::vector<HostRow> hosts;
   std::vector<WorkloadTable> workloads;
-  std::vector<FailedPoint> failed;    // failed points, failed runs and failed sizes
+  std::vector<FailedPoint> failed;  // failed points, failed runs and failed sizes
   std::vector<SkippedPoint> skipped;
   bool searched_cliffs = false;  // some input has a cliffs record (then the section is shown)
   std::vector<CliffRow> cliffs;

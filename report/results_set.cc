@@ -23,7 +23,8 @@ ResultFile load_result_file(const std::string& path) {
                                    j["tool"].contains("name") && j["tool"]["name"].is_string()
                                ? j["tool"]["name"].get<std::string>()
                                : "";
-  const bool claims_rdmabench = (tool == "rdmabench" || tool == "perftest") && j.contains("results");
+  const bool claims_rdmabench =
+      (tool == "rdmabench" || tool == "perftest") && j.contains("results");
   if (!claims_rdmabench)
     throw ConfigError("result file", path,
                       "not an rdmabench result document (no \"tool\": {\"name\": \"rdmabench\"} "

@@ -34,8 +34,10 @@ std::vector<std::string> differing_fields(const std::vector<const WorkloadId*>& 
     bool differs = false;
     for (const auto* id : ids) {
       const nlohmann::json& v = id->fields.contains(k) ? id->fields.at(k) : nlohmann::json();
-      if (first == nullptr) first = &v;
-      else if (*first != v) differs = true;
+      if (first == nullptr)
+        first = &v;
+      else if (*first != v)
+        differs = true;
     }
     if (differs) out.push_back(k);
   }

@@ -13,10 +13,10 @@ namespace rdmabench {
 struct BwPhase {
   const char* name = "measurement";
   bool send = true;
-  uint64_t target = 0;         // operations per QP (UINT64_MAX: until the deadline)
-  uint64_t deadline = 0;       // clock ticks; 0 = none
-  bool recv = false;           // also consume and re-post receives
-  uint64_t recv_until = 0;     // stop receiving at this cumulative count (UINT64_MAX: until told)
+  uint64_t target = 0;      // operations per QP (UINT64_MAX: until the deadline)
+  uint64_t deadline = 0;    // clock ticks; 0 = none
+  bool recv = false;        // also consume and re-post receives
+  uint64_t recv_until = 0;  // stop receiving at this cumulative count (UINT64_MAX: until told)
 };
 
 template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>

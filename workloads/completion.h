@@ -32,7 +32,8 @@ struct VerbsOps {
                                          const char* phase);
 [[noreturn]] void throw_post_error(const WorkerContext& w, const QpSlot& q, int rc, bool recv,
                                    const char* phase);
-[[noreturn]] void throw_timeout(const WorkerContext& w, const char* phase, const std::string& detail);
+[[noreturn]] void throw_timeout(const WorkerContext& w, const char* phase,
+                                const std::string& detail);
 
 // Re-posts the receive a completion consumed; with a post list, once `post_list` of the slot's
 // receives were consumed, as one chained post.
@@ -41,7 +42,8 @@ inline void repost_slot_recv(WorkerContext& w, QpSlot& q, const char* phase) {
   if (++q.recv_pending < w.post_list) return;
   q.recv_pending = 0;
   ibv_recv_wr* bad = nullptr;
-  int rc = q.srq != nullptr ? V::post_srq_recv(q.srq, q.rwr, &bad) : V::post_recv(q.qp, q.rwr, &bad);
+  int rc =
+      q.srq != nullptr ? V::post_srq_recv(q.srq, q.rwr, &bad) : V::post_recv(q.qp, q.rwr, &bad);
   ++w.recv_post_calls;
   if (rc != 0) [[unlikely]]
     throw_post_error(w, q, rc, true, phase);

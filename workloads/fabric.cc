@@ -1,9 +1,7 @@
 #include "workloads/fabric.h"
-#include "workloads/mr_access.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
-
 #include <unistd.h>
 
 #include <cstring>
@@ -13,6 +11,7 @@
 #include "harness/json_util.h"
 #include "harness/numa.h"
 #include "workloads/memory_lock.h"
+#include "workloads/mr_access.h"
 
 namespace rdmabench {
 namespace {
@@ -51,22 +50,32 @@ uint8_t pattern_byte(uint64_t j, uint64_t size) noexcept {
 
 ibv_wr_opcode opcode_of(Op op) {
   switch (op) {
-    case Op::kSend: return IBV_WR_SEND;
-    case Op::kSendImm: return IBV_WR_SEND_WITH_IMM;
-    case Op::kWrite: return IBV_WR_RDMA_WRITE;
-    case Op::kWriteImm: return IBV_WR_RDMA_WRITE_WITH_IMM;
-    case Op::kRead: return IBV_WR_RDMA_READ;
-    case Op::kFetchAdd: return IBV_WR_ATOMIC_FETCH_AND_ADD;
-    case Op::kCmpSwap: return IBV_WR_ATOMIC_CMP_AND_SWP;
+    case Op::kSend:
+      return IBV_WR_SEND;
+    case Op::kSendImm:
+      return IBV_WR_SEND_WITH_IMM;
+    case Op::kWrite:
+      return IBV_WR_RDMA_WRITE;
+    case Op::kWriteImm:
+      return IBV_WR_RDMA_WRITE_WITH_IMM;
+    case Op::kRead:
+      return IBV_WR_RDMA_READ;
+    case Op::kFetchAdd:
+      return IBV_WR_ATOMIC_FETCH_AND_ADD;
+    case Op::kCmpSwap:
+      return IBV_WR_ATOMIC_CMP_AND_SWP;
   }
   return IBV_WR_SEND;
 }
 
 ibv_qp_type qp_type_of(QpType t) {
   switch (t) {
-    case QpType::kRc: return IBV_QPT_RC;
-    case QpType::kUc: return IBV_QPT_UC;
-    case QpType::kUd: return IBV_QPT_UD;
+    case QpType::kRc:
+      return IBV_QPT_RC;
+    case QpType::kUc:
+      return IBV_QPT_UC;
+    case QpType::kUd:
+      return IBV_QPT_UD;
   }
   return IBV_QPT_RC;
 }
@@ -76,7 +85,8 @@ ibv_qp_type qp_type_of(QpType t) {
 void to_json(nlohmann::json& j, const SideInfo& s) {
   nlohmann::json qps = nlohmann::json::array();
   for (const auto& q : s.qps)
-    qps.push_back({{"qpn", q.qpn}, {"psn", q.psn}, {"addr", q.addr}, {"rkey", q.rkey}, {"len", q.len}});
+    qps.push_back(
+        {{"qpn", q.qpn}, {"psn", q.psn}, {"addr", q.addr}, {"rkey", q.rkey}, {"len", q.len}});
   j = {{"lid", s.lid},
        {"gid", s.gid},
        {"active_mtu", s.active_mtu},
@@ -149,15 +159,17 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
                           std::to_string(local_.port) + " is " + port.state + ")");
   validate_for_device(w_, limits_of(device_, local_.port));
   ensure_memlock(w_, device_.info().name, device_.info().transport);
-  gid_index_ = local_.gid_index >= 0 ? gid_entry(port, static_cast<uint32_t>(local_.gid_index)).index
-                                     : auto_gid_index(port, local_.bind_addr);
+  gid_index_ = local_.gid_index >= 0
+                   ? gid_entry(port, static_cast<uint32_t>(local_.gid_index)).index
+                   : auto_gid_index(port, local_.bind_addr);
   if (int rc = ibv_query_gid(device_.context(), static_cast<uint8_t>(local_.port),
                              static_cast<int>(gid_index_), &gid_);
       rc != 0)
-    throw_sys("ibv_query_gid", device_.info().name + " GID index " + std::to_string(gid_index_), rc);
+    throw_sys("ibv_query_gid", device_.info().name + " GID index " + std::to_string(gid_index_),
+              rc);
   active_mtu_ = port.active_mtu;
   max_rd_atomic_ = w_.max_rd_atomic != 0 ? static_cast<int>(w_.max_rd_atomic)
-                                          : std::max(1, std::min(device_.info().max_qp_rd_atom, 16));
+                                         : std::max(1, std::min(device_.info().max_qp_rd_atom, 16));
   inline_cap_ = w_.effective_inline(device_.info().max_inline_data);
   choose_numa();
 
@@ -167,7 +179,8 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
   const uint32_t qps = w_.qps_per_thread;
   const int max_cqe = device_.info().max_cqe;
   const uint64_t per_qp_cqe = uint64_t(w_.tx_depth) + w_.rx_depth + 16;
-  const uint64_t cqe64 = w_.cq_per_qp ? per_qp_cqe : uint64_t(qps) * (w_.tx_depth + w_.rx_depth) + 16;
+  const uint64_t cqe64 =
+      w_.cq_per_qp ? per_qp_cqe : uint64_t(qps) * (w_.tx_depth + w_.rx_depth) + 16;
   const int cqe = static_cast<int>(std::min<uint64_t>(cqe64, uint64_t(max_cqe)));
   res_.resize(w_.threads);
   for (auto& wr : res_) {
@@ -256,7 +269,9 @@ void Fabric::allocate_buffers(int access) {
 
 Fabric::~Fabric() = default;
 
-int Fabric::remote_access() const noexcept { return mr_remote_access(w_, is_client_, device_.is_iwarp()); }
+int Fabric::remote_access() const noexcept {
+  return mr_remote_access(w_, is_client_, device_.is_iwarp());
+}
 
 nlohmann::json Fabric::describe() const {
   nlohmann::json j = device_.info();
@@ -331,8 +346,8 @@ SideInfo Fabric::local_side() const {
   s.max_rd_atomic = max_rd_atomic_;
   for (const auto& wr : res_)
     for (const auto& q : wr.qps)
-      s.qps.push_back({q.qp != nullptr ? q.qp->qp_num : 0, q.psn,
-                       reinterpret_cast<uint64_t>(q.buf), q.mr->rkey, region_bytes_});
+      s.qps.push_back({q.qp != nullptr ? q.qp->qp_num : 0, q.psn, reinterpret_cast<uint64_t>(q.buf),
+                       q.mr->rkey, region_bytes_});
   return s;
 }
 
@@ -410,9 +425,9 @@ void Fabric::connect_qps(const SideInfo& remote) {
     a.sq_psn = q.psn;
     mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
     if (w_.qp == QpType::kRc) {
-      a.timeout = 14;     // 4.096 us * 2^14 = 67 ms per try
+      a.timeout = 14;  // 4.096 us * 2^14 = 67 ms per try
       a.retry_cnt = 7;
-      a.rnr_retry = 7;    // infinite: a slow receiver is not an error
+      a.rnr_retry = 7;  // infinite: a slow receiver is not an error
       a.max_rd_atomic = static_cast<uint8_t>(std::min(max_rd_atomic_, peer_rd_atomic_));
       mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
     }
@@ -427,7 +442,8 @@ void Fabric::cm_connect(const std::string& server_addr, uint16_t cm_port,
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* res = nullptr;
-  if (int rc = getaddrinfo(server_addr.c_str(), std::to_string(cm_port).c_str(), &hints, &res); rc != 0)
+  if (int rc = getaddrinfo(server_addr.c_str(), std::to_string(cm_port).c_str(), &hints, &res);
+      rc != 0)
     throw Error("rdma_cm: cannot resolve '" + server_addr + "': " + gai_strerror(rc));
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(res, freeaddrinfo);
   const std::string where = server_addr + ":" + std::to_string(cm_port);
@@ -436,16 +452,19 @@ void Fabric::cm_connect(const std::string& server_addr, uint16_t cm_port,
     for (auto& q : wr.qps) {
       const auto t0 = std::chrono::steady_clock::now();
       q.cm_id = create_cm_id(cm_channel_.get());
-      if (rdma_resolve_addr(q.cm_id.get(), nullptr, res->ai_addr, static_cast<int>(timeout.count())) != 0)
+      if (rdma_resolve_addr(q.cm_id.get(), nullptr, res->ai_addr,
+                            static_cast<int>(timeout.count())) != 0)
         throw_sys("rdma_resolve_addr", where);
-      cm_expect(cm_channel_.get(), RDMA_CM_EVENT_ADDR_RESOLVED, timeout, "address resolution of " + where);
+      cm_expect(cm_channel_.get(), RDMA_CM_EVENT_ADDR_RESOLVED, timeout,
+                "address resolution of " + where);
       if (q.cm_id->verbs != device_.context())
         throw ConfigError("device", device_.info().name,
                           "the device rdma_cm routes " + server_addr + " through (" +
                               std::string(ibv_get_device_name(q.cm_id->verbs->device)) + ")");
       if (rdma_resolve_route(q.cm_id.get(), static_cast<int>(timeout.count())) != 0)
         throw_sys("rdma_resolve_route", where);
-      cm_expect(cm_channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, timeout, "route resolution to " + where);
+      cm_expect(cm_channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, timeout,
+                "route resolution to " + where);
       ibv_qp_init_attr a = qp_init_attr(wr, q);
       if (rdma_create_qp(q.cm_id.get(), pd_.get(), &a) != 0) throw_sys("rdma_create_qp", where);
       q.qp = q.cm_id->qp;
@@ -474,7 +493,8 @@ void Fabric::cm_listen(const std::string& bind_addr, uint16_t cm_port) {
   sin.sin_port = htons(cm_port);
   if (!bind_addr.empty() && inet_pton(AF_INET, bind_addr.c_str(), &sin.sin_addr) != 1)
     throw ConfigError("bind", bind_addr, "an IPv4 address for rdma_cm");
-  const std::string where = (bind_addr.empty() ? "0.0.0.0" : bind_addr) + ":" + std::to_string(cm_port);
+  const std::string where =
+      (bind_addr.empty() ? "0.0.0.0" : bind_addr) + ":" + std::to_string(cm_port);
   if (rdma_bind_addr(cm_listener_.get(), reinterpret_cast<sockaddr*>(&sin)) != 0)
     throw_sys("rdma_bind_addr", where);
   if (rdma_listen(cm_listener_.get(), 64) != 0) throw_sys("rdma_listen", where);
@@ -495,7 +515,8 @@ void Fabric::cm_accept_all(std::chrono::milliseconds timeout) {
     }
     CmIdPtr id(ev.id);
     uint32_t flat = UINT32_MAX;
-    if (ev.private_data.size() >= sizeof flat) std::memcpy(&flat, ev.private_data.data(), sizeof flat);
+    if (ev.private_data.size() >= sizeof flat)
+      std::memcpy(&flat, ev.private_data.data(), sizeof flat);
     if (flat >= total || qp_at(flat).cm_id) {
       rdma_reject(id.get(), nullptr, 0);
       throw PeerError("rdma_cm: connect request with a bad QP index " + std::to_string(flat));
@@ -507,7 +528,8 @@ void Fabric::cm_accept_all(std::chrono::milliseconds timeout) {
     QpRes& q = qp_at(flat);
     const auto t0 = std::chrono::steady_clock::now();
     ibv_qp_init_attr a = qp_init_attr(res_[flat / w_.qps_per_thread], q);
-    if (rdma_create_qp(id.get(), pd_.get(), &a) != 0) throw_sys("rdma_create_qp", "accepted connection");
+    if (rdma_create_qp(id.get(), pd_.get(), &a) != 0)
+      throw_sys("rdma_create_qp", "accepted connection");
     q.qp = id->qp;
     q.psn = q.qp->qp_num;
     rdma_conn_param cp{};
@@ -516,7 +538,8 @@ void Fabric::cm_accept_all(std::chrono::milliseconds timeout) {
     cp.retry_count = 7;
     cp.rnr_retry_count = 7;
     q.cm_id = std::move(id);
-    if (rdma_accept(q.cm_id.get(), &cp) != 0) throw_sys("rdma_accept", "QP " + std::to_string(flat));
+    if (rdma_accept(q.cm_id.get(), &cp) != 0)
+      throw_sys("rdma_accept", "QP " + std::to_string(flat));
     q.setup_s += seconds_since(t0);
   }
   cm_listener_.reset();
@@ -614,7 +637,8 @@ void Fabric::fill_wr(uint32_t wi, uint32_t qi) {
         wr.wr.atomic.compare_add = kCasPattern;
         wr.wr.atomic.swap = kCasPattern;
         break;
-      default: break;
+      default:
+        break;
     }
     if (w_.op == Op::kSendImm || w_.op == Op::kWriteImm) wr.imm_data = htonl(0x5eed0000U | qi);
     if (w_.qp == QpType::kUd && r.ah) {
@@ -630,7 +654,8 @@ void Fabric::fill_wr(uint32_t wi, uint32_t qi) {
   for (uint32_t k = 0; k < k_sge; ++k) {
     const uint64_t from = k == 0 ? 0 : grh + sge_piece_offset(rlen, k_sge, k);
     const uint64_t to = k + 1 < k_sge ? grh + sge_piece_offset(rlen, k_sge, k + 1) : region_bytes_;
-    s.rsges[k] = {reinterpret_cast<uint64_t>(rx + from), static_cast<uint32_t>(to - from), r.mr->lkey};
+    s.rsges[k] = {reinterpret_cast<uint64_t>(rx + from), static_cast<uint32_t>(to - from),
+                  r.mr->lkey};
   }
   for (ibv_recv_wr& rwr : s.rwrs) rwr.wr_id = qi;
   uint64_t last = size_ == 0 ? 0 : size_ - 1;
@@ -706,7 +731,10 @@ void Fabric::bind_control(WorkerControl* control, const Clock* clock, double tim
     c.timeout_ticks = static_cast<uint64_t>(timeout_s * 1e9 / clock->ns_per_tick());
     c.drain_ticks = static_cast<uint64_t>(0.2e9 / clock->ns_per_tick());
     c.gap_ticks = static_cast<uint64_t>(w_.latency_gap_us * 1e3 / clock->ns_per_tick());
-    c.period_ticks = w_.rate > 0 ? std::max<uint64_t>(1, static_cast<uint64_t>(1e9 / w_.rate / clock->ns_per_tick())) : 0;
+    c.period_ticks =
+        w_.rate > 0
+            ? std::max<uint64_t>(1, static_cast<uint64_t>(1e9 / w_.rate / clock->ns_per_tick()))
+            : 0;
     c.late_ticks = c.period_ticks / 2;  // late: more than half an interval behind schedule
   }
 }

@@ -27,23 +27,23 @@ namespace rdmabench {
 
 // Settings that belong to one host, never sent to the peer.
 struct LocalSettings {
-  std::string device;       // "" = first device
+  std::string device;  // "" = first device
   uint32_t port = 1;
-  int gid_index = -1;       // -1 = automatic
-  std::string bind_addr;    // server: where to listen; also used to pick the GID
+  int gid_index = -1;     // -1 = automatic
+  std::string bind_addr;  // server: where to listen; also used to pick the GID
 };
 
 struct QpInfo {
   uint32_t qpn = 0;
   uint32_t psn = 0;
-  uint64_t addr = 0;        // rx region
+  uint64_t addr = 0;  // rx region
   uint32_t rkey = 0;
   uint64_t len = 0;
 };
 
 struct SideInfo {
   uint16_t lid = 0;
-  std::string gid;          // 32 hex digits
+  std::string gid;  // 32 hex digits
   uint32_t active_mtu = 0;
   int max_rd_atomic = 0;
   std::vector<QpInfo> qps;  // worker-major order
@@ -73,7 +73,8 @@ class Fabric {
   void connect_qps(const SideInfo& remote);
 
   // rdma_cm: the client connects every QP to the server's CM port; the server accepts them.
-  void cm_connect(const std::string& server_addr, uint16_t cm_port, std::chrono::milliseconds timeout);
+  void cm_connect(const std::string& server_addr, uint16_t cm_port,
+                  std::chrono::milliseconds timeout);
   void cm_listen(const std::string& bind_addr, uint16_t cm_port);
   void cm_accept_all(std::chrono::milliseconds timeout);
   // rdma_cm: learn the peer's buffer addresses/rkeys (the QPs are already connected).
@@ -107,10 +108,10 @@ class Fabric {
     ibv_mr* mr = nullptr;      // the MR covering buf (own or shared)
     CqPtr cq;                  // --cq-per-qp
     double setup_s = 0;        // this QP's own create + connect time
-    CmIdPtr cm_id;   // rdma_cm: owns the QP
-    QpPtr qp_owned;  // TCP exchange: owns the QP
+    CmIdPtr cm_id;             // rdma_cm: owns the QP
+    QpPtr qp_owned;            // TCP exchange: owns the QP
     ibv_qp* qp = nullptr;
-    AhPtr ah;        // UD: address of the peer QP
+    AhPtr ah;  // UD: address of the peer QP
     uint32_t psn = 0;
     QpInfo remote;
   };
@@ -133,7 +134,7 @@ class Fabric {
   Workload w_;
   LocalSettings local_;
   bool is_client_;
-  CmDeviceContext cm_ctx_;       // rdma_cm mode only
+  CmDeviceContext cm_ctx_;  // rdma_cm mode only
   CmChannelPtr cm_channel_;
   CmIdPtr cm_listener_;
   Device device_;
@@ -145,17 +146,17 @@ class Fabric {
   int peer_rd_atomic_ = 1;
   uint32_t inline_cap_ = 0;
   uint64_t region_bytes_ = 0;
-  uint64_t stride_ = 0;          // rx -> tx region distance (region_bytes_ rounded for --align)
-  uint64_t lead_ = 0;            // offset of the first region in its mapping (--align < page)
+  uint64_t stride_ = 0;  // rx -> tx region distance (region_bytes_ rounded for --align)
+  uint64_t lead_ = 0;    // offset of the first region in its mapping (--align < page)
   uint64_t huge_page_bytes_ = 0;
   uint64_t mapped_bytes_ = 0;
-  int numa_bind_ = -1;           // node the buffers and workers are bound to, -1 = none
+  int numa_bind_ = -1;  // node the buffers and workers are bound to, -1 = none
   std::string numa_note_;
   std::vector<int> numa_cpus_;
   cpu_set_t affinity_{};
   uint64_t size_ = 0;
   PdPtr pd_;
-  HostMemory shared_mem_;        // --mr shared
+  HostMemory shared_mem_;  // --mr shared
   MrPtr shared_mr_;
   std::vector<WorkerRes> res_;
   std::vector<WorkerContext> ctx_;

@@ -19,18 +19,17 @@ namespace rdmabench {
 
 struct LatPhase {
   const char* name = "measurement";
-  uint64_t count = 0;       // iterations (UINT64_MAX: until deadline / peer finished)
-  uint64_t deadline = 0;    // ticks; 0 = none
+  uint64_t count = 0;         // iterations (UINT64_MAX: until deadline / peer finished)
+  uint64_t deadline = 0;      // ticks; 0 = none
   Histogram* hist = nullptr;  // record round trips here (nullptr: warm-up)
-  uint8_t marker = 0;       // write: last marker used; updated on return
+  uint8_t marker = 0;         // write: last marker used; updated on return
 };
 
 namespace detail {
 
 // Polls the CQ once; accounts send completions and returns true when a receive arrived.
 template <Op kOp, CqMode kCq, class V>
-inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_recv,
-                    bool& got_own) {
+inline int poll_lat(WorkerContext& w, QpSlot& q, const char* phase, bool& got_recv, bool& got_own) {
   ibv_wc wcs[kPollBatch];
   int n = poll_worker_cq<V>(w, wcs);
   if (n < 0) [[unlikely]]
@@ -104,8 +103,9 @@ inline bool wait_arrival(WorkerContext& w, QpSlot& q, uint8_t marker, const char
       throw Error(std::string(phase) + ": aborted");
     if (stop_on_finish && w.control->peer_finished.load(std::memory_order_relaxed)) return false;
     if (now - start > w.timeout_ticks) [[unlikely]]
-      throw_timeout(w, phase, "waiting for the peer's reply; " + std::to_string(q.posted) +
-                                  " messages sent, " + std::to_string(w.received) + " received");
+      throw_timeout(w, phase,
+                    "waiting for the peer's reply; " + std::to_string(q.posted) +
+                        " messages sent, " + std::to_string(w.received) + " received");
     if constexpr (kCq == CqMode::kEvent && kOp != Op::kWrite) wait_cq_event(w, armed, 100, phase);
   }
 }
@@ -119,8 +119,9 @@ inline void check_stalled(WorkerContext& w, uint32_t spin, uint64_t& start, cons
   if (w.control->abort.load(std::memory_order_relaxed)) [[unlikely]]
     throw Error(std::string(phase) + ": aborted");
   if (now - start > w.timeout_ticks) [[unlikely]]
-    throw_timeout(w, phase, std::string(waiting_for) + "; " + std::to_string(q.completed) + " of " +
-                                std::to_string(q.posted) + " sends completed");
+    throw_timeout(w, phase,
+                  std::string(waiting_for) + "; " + std::to_string(q.completed) + " of " +
+                      std::to_string(q.posted) + " sends completed");
 }
 
 // Waits for room for one more send in the send queue.
@@ -130,7 +131,8 @@ inline void make_room(WorkerContext& w, QpSlot& q, const char* phase) {
   for (uint32_t spin = 0; q.posted + 1 > q.completed + w.tx_depth; ++spin) {
     bool r = false;
     bool o = false;
-    if (poll_lat<kOp, kCq, V>(w, q, phase, r, o) == 0) check_stalled(w, spin, start, phase, "waiting for send completions", q);
+    if (poll_lat<kOp, kCq, V>(w, q, phase, r, o) == 0)
+      check_stalled(w, spin, start, phase, "waiting for send completions", q);
   }
 }
 
@@ -142,7 +144,8 @@ inline void drain_sends(WorkerContext& w, QpSlot& q, const char* phase) {
   for (uint32_t spin = 0; q.completed < q.posted; ++spin) {
     bool r = false;
     bool o = false;
-    if (poll_lat<kOp, kCq, V>(w, q, phase, r, o) == 0) check_stalled(w, spin, start, phase, "waiting for the last send completions", q);
+    if (poll_lat<kOp, kCq, V>(w, q, phase, r, o) == 0)
+      check_stalled(w, spin, start, phase, "waiting for the last send completions", q);
   }
 }
 
@@ -301,8 +304,9 @@ PhaseStats run_lat_open(WorkerContext& w, LatPhase& ph) {
       if (w.control->abort.load(std::memory_order_relaxed)) [[unlikely]]
         throw Error(std::string(ph.name) + ": aborted");
       if (done < sent && now - last_progress > w.timeout_ticks) [[unlikely]]
-        throw_timeout(w, ph.name, "open loop: " + std::to_string(sent) + " messages sent, " +
-                                      std::to_string(done) + " replies");
+        throw_timeout(w, ph.name,
+                      "open loop: " + std::to_string(sent) + " messages sent, " +
+                          std::to_string(done) + " replies");
     }
   }
   st.t_end = clock.now();

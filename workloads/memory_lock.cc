@@ -42,14 +42,15 @@ uint64_t registered_bytes(const Workload& w, uint64_t page_size) noexcept {
   return per_qp * w.total_qps();
 }
 
-MemlockAction decide_memlock(uint64_t needed, uint64_t soft, uint64_t hard, bool enforced) noexcept {
+MemlockAction decide_memlock(uint64_t needed, uint64_t soft, uint64_t hard,
+                             bool enforced) noexcept {
   if (!enforced || needed <= soft) return MemlockAction::kFits;
   if (needed <= hard) return MemlockAction::kRaiseSoft;
   return MemlockAction::kRefuse;
 }
 
-std::string memlock_refusal(uint64_t needed, uint64_t soft, uint64_t hard, const std::string& device,
-                            const std::string& transport) {
+std::string memlock_refusal(uint64_t needed, uint64_t soft, uint64_t hard,
+                            const std::string& device, const std::string& transport) {
   const uint64_t kib = (needed + 1023) / 1024;
   return "this run registers " + bytes_text(needed) + " of buffers on " + device +
          ", more than the locked-memory limit RLIMIT_MEMLOCK allows (soft " + bytes_text(soft) +
@@ -57,7 +58,9 @@ std::string memlock_refusal(uint64_t needed, uint64_t soft, uint64_t hard, const
          (transport == "iWARP" ? "; iWARP (siw) counts registrations against it even for root"
                                : "") +
          ". Raise it before starting rdmabench on both hosts: 'ulimit -l unlimited' (or at least "
-         "'ulimit -l " + std::to_string(kib) + "', in KiB; as a user, via limits.conf), or use "
+         "'ulimit -l " +
+         std::to_string(kib) +
+         "', in KiB; as a user, via limits.conf), or use "
          "smaller sizes or fewer QPs";
 }
 
@@ -80,10 +83,12 @@ void ensure_memlock(const Workload& w, const std::string& device, const std::str
   const uint64_t needed = registered_bytes(w);
   const uint64_t soft = from_rlim(rl.rlim_cur), hard = from_rlim(rl.rlim_max);
   switch (decide_memlock(needed, soft, hard, memlock_enforced(transport))) {
-    case MemlockAction::kFits: return;
+    case MemlockAction::kFits:
+      return;
     case MemlockAction::kRaiseSoft:
       rl.rlim_cur = rl.rlim_max;
-      if (setrlimit(RLIMIT_MEMLOCK, &rl) != 0) throw_sys("setrlimit", "RLIMIT_MEMLOCK (soft to hard)");
+      if (setrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+        throw_sys("setrlimit", "RLIMIT_MEMLOCK (soft to hard)");
       return;
     case MemlockAction::kRefuse:
       throw ConfigError("memlock", std::to_string(soft == UINT64_MAX ? 0 : soft / 1024) + " KiB",

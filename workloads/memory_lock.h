@@ -27,8 +27,8 @@ enum class MemlockAction : uint8_t { kFits, kRaiseSoft, kRefuse };
 MemlockAction decide_memlock(uint64_t needed, uint64_t soft, uint64_t hard, bool enforced) noexcept;
 
 // The refusal: names the bytes needed, the limits, why it applies and the fix (ulimit -l).
-std::string memlock_refusal(uint64_t needed, uint64_t soft, uint64_t hard, const std::string& device,
-                            const std::string& transport);
+std::string memlock_refusal(uint64_t needed, uint64_t soft, uint64_t hard,
+                            const std::string& device, const std::string& transport);
 
 // Whether the limit applies: the device is iWARP (siw checks it even with CAP_IPC_LOCK) or the
 // process lacks CAP_IPC_LOCK (read from /proc/self/status).

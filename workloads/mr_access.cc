@@ -13,11 +13,18 @@ int mr_remote_access(const Workload& w, bool is_client, bool iwarp) noexcept {
   if (target) {
     switch (w.op) {
       case Op::kWrite:
-      case Op::kWriteImm: a |= IBV_ACCESS_REMOTE_WRITE; break;
-      case Op::kRead: a |= IBV_ACCESS_REMOTE_READ; break;
+      case Op::kWriteImm:
+        a |= IBV_ACCESS_REMOTE_WRITE;
+        break;
+      case Op::kRead:
+        a |= IBV_ACCESS_REMOTE_READ;
+        break;
       case Op::kFetchAdd:
-      case Op::kCmpSwap: a |= IBV_ACCESS_REMOTE_ATOMIC; break;
-      default: break;
+      case Op::kCmpSwap:
+        a |= IBV_ACCESS_REMOTE_ATOMIC;
+        break;
+      default:
+        break;
     }
   }
   // iWARP: the sink of an RDMA read (the reading side's buffer) must allow remote write.

@@ -3,14 +3,14 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
-#include <climits>
-#include <cstdlib>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 
@@ -24,7 +24,8 @@ namespace {
 // installs libibverbs.so.1.<abi>.N.M (cheap, unlike asking the package manager).
 std::string rdma_core_version() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&ibv_get_device_list), &info) == 0 || info.dli_fname == nullptr)
+  if (dladdr(reinterpret_cast<void*>(&ibv_get_device_list), &info) == 0 ||
+      info.dli_fname == nullptr)
     return "unknown";
   char resolved[PATH_MAX];
   if (realpath(info.dli_fname, resolved) == nullptr) return "unknown";
@@ -212,17 +213,16 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
     if (!j.at("reverse").is_null()) {
       const auto& v = j.at("reverse");
       r.reverse = DirectionResult{json_uint(v.at("ops")), json_uint(v.at("bytes")),
-                                  num(v.at("seconds")), num(v.at("gbps")),
-                                  num(v.at("mmsg_per_s"))};
+                                  num(v.at("seconds")), num(v.at("gbps")), num(v.at("mmsg_per_s"))};
     }
     // Engine-knob fields (absent in documents written before them).
     if (j.contains("send_post_calls")) r.send_post_calls = json_uint(j.at("send_post_calls"));
     if (j.contains("recv_post_calls")) r.recv_post_calls = json_uint(j.at("recv_post_calls"));
     if (j.contains("open_loop") && !j.at("open_loop").is_null()) {
       const auto& o = j.at("open_loop");
-      r.open_loop = OpenLoopResult{num(o.at("rate")), num(o.at("achieved_rate")),
-                                   json_uint(o.at("sends")), json_uint(o.at("late_sends")),
-                                   num(o.at("max_send_lag_ns"))};
+      r.open_loop =
+          OpenLoopResult{num(o.at("rate")), num(o.at("achieved_rate")), json_uint(o.at("sends")),
+                         json_uint(o.at("late_sends")), num(o.at("max_send_lag_ns"))};
     }
     return r;
   } catch (const nlohmann::json::exception& e) {
@@ -234,7 +234,8 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
 
 void to_json(nlohmann::json& j, const RunResult& r) {
   auto host = [](const HostInfo& h) {
-    return nlohmann::json{{"hostname", h.hostname}, {"kernel", h.kernel}, {"rdma_core", h.rdma_core}};
+    return nlohmann::json{
+        {"hostname", h.hostname}, {"kernel", h.kernel}, {"rdma_core", h.rdma_core}};
   };
   j = {{"schema_version", r.schema_version},
        {"tool", {{"name", r.tool}, {"version", r.tool_version}}},
@@ -243,8 +244,10 @@ void to_json(nlohmann::json& j, const RunResult& r) {
        {"devices", {{"client", r.client_device}, {"server", r.server_device}}},
        {"server_address", r.server_address},
        {"workload", r.workload},
-       {"clock", {{"source", r.clock.source}, {"tsc_hz", r.clock.tsc_hz},
-                  {"fallback_reason", r.clock.fallback_reason}}},
+       {"clock",
+        {{"source", r.clock.source},
+         {"tsc_hz", r.clock.tsc_hz},
+         {"fallback_reason", r.clock.fallback_reason}}},
        {"results", r.results},
        {"counters", r.counters},
        {"setup", r.setup},
@@ -253,7 +256,8 @@ void to_json(nlohmann::json& j, const RunResult& r) {
 
 RunResult run_result_from_json(const nlohmann::json& j) {
   RunResult r;
-  if (!j.is_object()) throw ConfigError("/", brief_json(j), "an rdmabench result document (a JSON object)");
+  if (!j.is_object())
+    throw ConfigError("/", brief_json(j), "an rdmabench result document (a JSON object)");
   if (!j.contains("schema_version"))
     throw ConfigError("/schema_version", "(missing)",
                       "an rdmabench result document (key 'schema_version' is missing)");
@@ -288,8 +292,9 @@ RunResult run_result_from_json(const nlohmann::json& j) {
     r.setup = j["setup"];
   }
   if (!j.contains("error") || !(j["error"].is_null() || j["error"].is_string()))
-    throw ConfigError("/error", j.contains("error") ? brief_json(j["error"]) : "(missing)",
-                      j.contains("error") ? "null or a string" : "null or a string (key 'error' is missing)");
+    throw ConfigError(
+        "/error", j.contains("error") ? brief_json(j["error"]) : "(missing)",
+        j.contains("error") ? "null or a string" : "null or a string (key 'error' is missing)");
   if (j["error"].is_string()) r.error = j["error"].get<std::string>();
   if (!j.contains("workload")) throw ConfigError("/workload", "(missing)", "a workload object");
   nlohmann::json wl = j.at("workload");

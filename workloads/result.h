@@ -28,7 +28,7 @@ struct CpuUse {
 };
 
 struct LatencyResult {
-  std::string kind;        // "half_round_trip" (send/write ping-pong) or "round_trip"
+  std::string kind;  // "half_round_trip" (send/write ping-pong) or "round_trip"
   std::string unit = "ns";
   LatencySummary summary{};
   double max_relative_error = 0;
@@ -54,18 +54,18 @@ struct DirectionResult {  // the server's own sending in a bidirectional run
   double mmsg_per_s = 0;
 };
 
-struct OpenLoopResult {  // --rate: the schedule and how well the sender kept it
-  double rate = 0;              // requested messages/s per QP
-  double achieved_rate = 0;     // messages/s per QP actually posted (mean over threads)
-  uint64_t sends = 0;           // measured sends, all QPs
-  uint64_t late_sends = 0;      // posted more than half an interval after their intended time
-  double max_send_lag_ns = 0;   // largest delay of a send behind its intended time
+struct OpenLoopResult {        // --rate: the schedule and how well the sender kept it
+  double rate = 0;             // requested messages/s per QP
+  double achieved_rate = 0;    // messages/s per QP actually posted (mean over threads)
+  uint64_t sends = 0;          // measured sends, all QPs
+  uint64_t late_sends = 0;     // posted more than half an interval after their intended time
+  double max_send_lag_ns = 0;  // largest delay of a send behind its intended time
 };
 
 struct SizeResult {
   uint64_t size = 0;
-  uint64_t iterations = 0;        // measured operations per QP (count mode)
-  uint64_t ops = 0;               // measured operations, all QPs
+  uint64_t iterations = 0;  // measured operations per QP (count mode)
+  uint64_t ops = 0;         // measured operations, all QPs
   uint64_t bytes = 0;
   double seconds = 0;
   double gbps = 0;
@@ -73,16 +73,16 @@ struct SizeResult {
   std::optional<LatencyResult> latency;
   std::vector<ThreadResult> threads;
   CpuUse cpu;
-  uint64_t sent_messages = 0;     // all posted by the client, warm-up included
-  uint64_t received_messages = 0; // counted by the receiver, warm-up included (recv ops)
+  uint64_t sent_messages = 0;      // all posted by the client, warm-up included
+  uint64_t received_messages = 0;  // counted by the receiver, warm-up included (recv ops)
   uint64_t received_bytes = 0;
-  uint64_t lost_messages = 0;     // UC/UD: sent - received
+  uint64_t lost_messages = 0;              // UC/UD: sent - received
   std::optional<DirectionResult> reverse;  // bidir: server -> client
-  uint64_t send_post_calls = 0;   // the client's ibv_post_send calls (warm-up included)
-  uint64_t recv_post_calls = 0;   // the server's receive re-post calls (warm-up included)
+  uint64_t send_post_calls = 0;            // the client's ibv_post_send calls (warm-up included)
+  uint64_t recv_post_calls = 0;            // the server's receive re-post calls (warm-up included)
   std::optional<OpenLoopResult> open_loop;
-  bool verified = false;          // --verify ran and passed
-  std::string error;              // "" when the point succeeded
+  bool verified = false;  // --verify ran and passed
+  std::string error;      // "" when the point succeeded
 };
 
 struct ClockInfo {
@@ -95,18 +95,18 @@ struct RunResult {
   int schema_version = kSchemaVersion;
   std::string tool = "rdmabench";
   std::string tool_version;
-  std::string start_time;         // ISO 8601 UTC
+  std::string start_time;  // ISO 8601 UTC
   HostInfo client_host;
   HostInfo server_host;
-  nlohmann::json client_device;   // Fabric::describe()
+  nlohmann::json client_device;  // Fabric::describe()
   nlohmann::json server_device;
   std::string server_address;
   Workload workload;
   ClockInfo clock;
   std::vector<SizeResult> results;
   nlohmann::json counters = nlohmann::json::object();  // {"client": {...}, } deltas
-  nlohmann::json setup = nlohmann::json::object();     // {"client": Fabric::setup_info, "server": ...}
-  std::string error;              // run-level error ("" if none)
+  nlohmann::json setup = nlohmann::json::object();  // {"client": Fabric::setup_info, "server": ...}
+  std::string error;                                // run-level error ("" if none)
 };
 
 void to_json(nlohmann::json& j, const RunResult& r);

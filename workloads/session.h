@@ -28,11 +28,12 @@ struct ClientOptions {
 // Runs the workload against a server. Never throws for a failure after the handshake started:
 // the error is in RunResult::error (and the failing size's error). Throws ConfigError for an
 // invalid workload, before anything is created.
-RunResult run_client(const ClientOptions& opt, const std::function<void(const SizeResult&)>& on_size);
+RunResult run_client(const ClientOptions& opt,
+                     const std::function<void(const SizeResult&)>& on_size);
 
 struct ServerOptions {
   LocalSettings local;
-  std::string bind;               // "" = the address of the device's GID, else all interfaces
+  std::string bind;  // "" = the address of the device's GID, else all interfaces
   uint16_t port = kDefaultPort;
   bool once = false;
   std::string token;

@@ -51,9 +51,10 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
                           {"version", kVersion},
                           {"token", opt_.token},
                           {"workload", w_},
-                          {"host", {{"hostname", result_.client_host.hostname},
-                                    {"kernel", result_.client_host.kernel},
-                                    {"rdma_core", result_.client_host.rdma_core}}}};
+                          {"host",
+                           {{"hostname", result_.client_host.hostname},
+                            {"kernel", result_.client_host.kernel},
+                            {"rdma_core", result_.client_host.rdma_core}}}};
   chan_.send(hello);
   const AcceptMsg accept = parse_accept(chan_.expect("accept", timeout + milliseconds(30000)),
                                         w_.connect == ConnectMethod::kRdmaCm);
@@ -115,7 +116,8 @@ void ClientSession::wait_senders(WorkerControl& control, uint32_t workers) {
     // Sleeps until a worker is done (or fails), the server says something, or the next
     // heartbeat is due: no timer wake-ups in between, as each would preempt a busy-polling
     // worker on a machine whose cores are all taken.
-    const auto until_beat = std::chrono::ceil<milliseconds>(last_beat + kBeat - std::chrono::steady_clock::now());
+    const auto until_beat =
+        std::chrono::ceil<milliseconds>(last_beat + kBeat - std::chrono::steady_clock::now());
     const OobChannel::Ready ready = chan_.wait(until_beat, control.wake);
     if (ready.woken) control.wake.drain();
     auto now = std::chrono::steady_clock::now();
@@ -146,7 +148,8 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   SizePlan plan{size, w_.duration_s > 0 ? 0 : w_.effective_warmup(),
                 w_.duration_s > 0 ? 0 : w_.effective_iterations(), true};
   if (w_.duration_s <= 0 && w_.bidir)
-    for (auto& e : control.expected_recv) e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
+    for (auto& e : control.expected_recv)
+      e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<WorkerOutcome> out(T);
   if (w_.mode == Mode::kLat)
     for (auto& o : out) {
@@ -191,7 +194,8 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     }
     throw;
   }
-  const SizeReplyMsg res = parse_size_reply(chan_.expect("result", timeout + ms(1)), w_.verify, w_.bidir);
+  const SizeReplyMsg res =
+      parse_size_reply(chan_.expect("result", timeout + ms(1)), w_.verify, w_.bidir);
 
   // Aggregate.
   const double ns_tick = clock_.ns_per_tick();
@@ -259,7 +263,8 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   r.received_messages = res.received;
   r.received_bytes = res.received_bytes;
   if (w_.qp != QpType::kRc && uses_recv(w_.op) && w_.mode == Mode::kBw)
-    r.lost_messages = r.sent_messages > r.received_messages ? r.sent_messages - r.received_messages : 0;
+    r.lost_messages =
+        r.sent_messages > r.received_messages ? r.sent_messages - r.received_messages : 0;
   if (res.reverse) {
     DirectionResult d;
     d.ops = res.reverse->ops;
@@ -274,14 +279,14 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     std::string err = res.verify_error.value_or("");
     if (!err.empty()) err = "server: " + err;
     if (err.empty()) {
-      bool check_rx = w_.op == Op::kRead ||
-                      (w_.mode == Mode::kLat && !is_fetch(w_.op)) ||
+      bool check_rx = w_.op == Op::kRead || (w_.mode == Mode::kLat && !is_fetch(w_.op)) ||
                       (w_.bidir && !is_fetch(w_.op));
       if (check_rx) err = fab_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
       if (w_.op == Op::kCmpSwap)
         for (uint64_t v : fab_->rx_words())
-          if (v != kCasPattern) err = "compare-and-swap returned " + std::to_string(v) +
-                                      ", expected the original value " + std::to_string(kCasPattern);
+          if (v != kCasPattern)
+            err = "compare-and-swap returned " + std::to_string(v) +
+                  ", expected the original value " + std::to_string(kCasPattern);
       if (!err.empty()) err = "client: " + err;
     }
     if (!err.empty()) {

@@ -41,7 +41,8 @@ double seconds_member(const nlohmann::json& v, const std::string& type, const ch
     malformed(type, std::string("member \"") + key + "\" must be a number, got " + brief_json(v));
   const double d = v.get<double>();
   if (!std::isfinite(d) || d < 0)
-    malformed(type, std::string("member \"") + key + "\" must be a finite number >= 0, got " + brief_json(v));
+    malformed(type, std::string("member \"") + key + "\" must be a finite number >= 0, got " +
+                        brief_json(v));
   return d;
 }
 
@@ -51,7 +52,8 @@ std::string hello_token(const nlohmann::json& hello) {
   if (!hello.is_object()) malformed("hello", "not a JSON object");
   auto it = hello.find("token");
   if (it == hello.end()) return "";
-  if (!it->is_string()) malformed("hello", "member \"token\" must be a string, got " + brief_json(*it));
+  if (!it->is_string())
+    malformed("hello", "member \"token\" must be a string, got " + brief_json(*it));
   return it->get<std::string>();
 }
 
@@ -66,15 +68,18 @@ HelloMsg parse_hello(const nlohmann::json& hello) {
 AcceptMsg parse_accept(const nlohmann::json& accept, bool needs_cm_port) {
   AcceptMsg m;
   const nlohmann::json& h = member(accept, "accept", "host");
-  if (!h.is_object()) malformed("accept", "member \"host\" must be an object, got " + brief_json(h));
+  if (!h.is_object())
+    malformed("accept", "member \"host\" must be an object, got " + brief_json(h));
   m.host = {string_member(h, "accept", "hostname"), string_member(h, "accept", "kernel"),
             string_member(h, "accept", "rdma_core")};
   m.device = member(accept, "accept", "device");
   if (!m.device.is_object())
     malformed("accept", "member \"device\" must be an object, got " + brief_json(m.device));
   if (needs_cm_port) {
-    m.cm_port = static_cast<uint16_t>(uint_member(member(accept, "accept", "cm_port"), "accept", "cm_port", 65535));
-    if (m.cm_port == 0) malformed("accept", "member \"cm_port\" is 0 but the workload connects with rdma_cm");
+    m.cm_port = static_cast<uint16_t>(
+        uint_member(member(accept, "accept", "cm_port"), "accept", "cm_port", 65535));
+    if (m.cm_port == 0)
+      malformed("accept", "member \"cm_port\" is 0 but the workload connects with rdma_cm");
   }
   return m;
 }
@@ -97,21 +102,26 @@ std::vector<uint64_t> parse_posted(const nlohmann::json& msg, uint32_t threads) 
                         " counts (one per worker thread), got " + brief_json(p));
   std::vector<uint64_t> out;
   out.reserve(threads);
-  for (size_t i = 0; i < p.size(); ++i) out.push_back(uint_member(p[i], type, "posted/" + std::to_string(i)));
+  for (size_t i = 0; i < p.size(); ++i)
+    out.push_back(uint_member(p[i], type, "posted/" + std::to_string(i)));
   return out;
 }
 
 SizeReplyMsg parse_size_reply(const nlohmann::json& result, bool verify, bool bidir) {
   SizeReplyMsg m;
   m.received = uint_member(member(result, "result", "received"), "result", "received");
-  m.received_bytes = uint_member(member(result, "result", "received_bytes"), "result", "received_bytes");
-  m.recv_post_calls = uint_member(member(result, "result", "recv_post_calls"), "result", "recv_post_calls");
+  m.received_bytes =
+      uint_member(member(result, "result", "received_bytes"), "result", "received_bytes");
+  m.recv_post_calls =
+      uint_member(member(result, "result", "recv_post_calls"), "result", "recv_post_calls");
   if (verify) m.verify_error = string_member(result, "result", "verify_error");
   if (bidir) {
     const nlohmann::json& r = member(result, "result", "reverse");
-    if (!r.is_object()) malformed("result", "member \"reverse\" must be an object, got " + brief_json(r));
-    m.reverse = SizeReplyMsg::Reverse{uint_member(member(r, "result", "ops"), "result", "reverse/ops"),
-                                      seconds_member(member(r, "result", "seconds"), "result", "reverse/seconds")};
+    if (!r.is_object())
+      malformed("result", "member \"reverse\" must be an object, got " + brief_json(r));
+    m.reverse = SizeReplyMsg::Reverse{
+        uint_member(member(r, "result", "ops"), "result", "reverse/ops"),
+        seconds_member(member(r, "result", "seconds"), "result", "reverse/seconds")};
   }
   return m;
 }

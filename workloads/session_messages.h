@@ -47,7 +47,7 @@ std::vector<uint64_t> parse_posted(const nlohmann::json& msg, uint32_t threads);
 struct SizeReplyMsg {
   uint64_t received = 0;
   uint64_t received_bytes = 0;
-  uint64_t recv_post_calls = 0;  // the server's receive post calls (doorbells)
+  uint64_t recv_post_calls = 0;             // the server's receive post calls (doorbells)
   std::optional<std::string> verify_error;  // present when the workload verifies
   struct Reverse {
     uint64_t ops = 0;

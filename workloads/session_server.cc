@@ -1,7 +1,8 @@
+#include <unistd.h>
+
 #include <chrono>
 #include <ostream>
 #include <thread>
-#include <unistd.h>
 
 #include "harness/clock.h"
 #include "harness/counters.h"
@@ -61,11 +62,12 @@ void ServerSession::run() {
   fab_ = std::make_unique<Fabric>(w_, local, false);
   if (w_.connect == ConnectMethod::kRdmaCm) fab_->cm_listen(opt_.bind, cm_port_);
   HostInfo h = local_host_info();
-  chan_.send({{"type", "accept"},
-              {"version", kVersion},
-              {"host", {{"hostname", h.hostname}, {"kernel", h.kernel}, {"rdma_core", h.rdma_core}}},
-              {"device", fab_->describe()},
-              {"cm_port", cm_port_}});
+  chan_.send(
+      {{"type", "accept"},
+       {"version", kVersion},
+       {"host", {{"hostname", h.hostname}, {"kernel", h.kernel}, {"rdma_core", h.rdma_core}}},
+       {"device", fab_->describe()},
+       {"cm_port", cm_port_}});
   if (w_.connect == ConnectMethod::kRdmaCm) {
     fab_->cm_accept_all(timeout + milliseconds(5000));
     fab_->set_remote(side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side")));
@@ -109,8 +111,9 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
     // deadline: no timer wake-ups during the measurement (each would preempt a busy worker).
     const auto left = std::chrono::ceil<milliseconds>(deadline - std::chrono::steady_clock::now());
     const OobChannel::Ready ready =
-        control != nullptr ? chan_.wait(left, control->wake)
-                           : OobChannel::Ready{chan_.readable(std::max(left, milliseconds(0))), false};
+        control != nullptr
+            ? chan_.wait(left, control->wake)
+            : OobChannel::Ready{chan_.readable(std::max(left, milliseconds(0))), false};
     if (ready.woken) control->wake.drain();
     if (ready.message) {
       nlohmann::json j = chan_.recv(quiet_limit, "the client's next message");
@@ -122,9 +125,10 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
       for (const auto& o : *out)
         if (!o.error.empty()) throw CompletionError(o.error);
     if (std::chrono::steady_clock::now() > deadline)
-      throw TimeoutError("the client went silent for " +
-                         std::to_string(std::chrono::duration_cast<milliseconds>(quiet_limit).count() / 1000) +
-                         " s during a measurement (half-open connection?)");
+      throw TimeoutError(
+          "the client went silent for " +
+          std::to_string(std::chrono::duration_cast<milliseconds>(quiet_limit).count() / 1000) +
+          " s during a measurement (half-open connection?)");
   }
 }
 
@@ -140,7 +144,8 @@ void ServerSession::run_size(const nlohmann::json& start) {
   SizePlan plan{size, w_.duration_s > 0 ? 0 : w_.effective_warmup(),
                 w_.duration_s > 0 ? 0 : w_.effective_iterations(), false};
   if (w_.duration_s <= 0)
-    for (auto& e : control.expected_recv) e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
+    for (auto& e : control.expected_recv)
+      e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<WorkerOutcome> out(T);
   std::vector<std::thread> threads;
   auto& ctxs = fab_->workers();
@@ -156,7 +161,8 @@ void ServerSession::run_size(const nlohmann::json& start) {
     chan_.send({{"type", "started"}});
     nlohmann::json fin = wait_client(&control, &out);
     if (fin["type"] != "finish")
-      throw PeerError("protocol error: expected 'finish', got '" + fin["type"].get<std::string>() + "'");
+      throw PeerError("protocol error: expected 'finish', got '" + fin["type"].get<std::string>() +
+                      "'");
     posted = parse_posted(fin, T);
     if (uses_recv(w_.op))
       for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(posted[t]);
@@ -250,7 +256,8 @@ int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log,
     if (bind.empty()) {
       // Default: the IPv4 address behind the port's RoCE GID (not all interfaces).
       for (const auto& g : p.gids)
-        if (!g.ipv4.empty() && (opt.local.gid_index < 0 || g.index == uint32_t(opt.local.gid_index))) {
+        if (!g.ipv4.empty() &&
+            (opt.local.gid_index < 0 || g.index == uint32_t(opt.local.gid_index))) {
           bind = g.ipv4;
           break;
         }

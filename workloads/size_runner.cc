@@ -45,14 +45,19 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
     if (p.is_client || w.bidir) {
       if (dur ? w.warmup_s > 0 : p.warmup > 0) {
         c.control->phase.store("warm-up");
-        BwPhase warm{"warm-up", true, dur ? UINT64_MAX : p.warmup,
-                     dur ? clk.now() + ticks(w.warmup_s) : 0, true, 0};
+        BwPhase warm{
+            "warm-up", true, dur ? UINT64_MAX : p.warmup, dur ? clk.now() + ticks(w.warmup_s) : 0,
+            true,      0};
         out.posted_total += run_bw_phase<kOp, kQp, kCq>(c, warm).posted;
       }
       c.control->phase.store("measurement");
       cpu.begin();
-      BwPhase meas{"measurement", true, dur ? UINT64_MAX : p.iterations,
-                   dur ? clk.now() + ticks(w.duration_s) : 0, true, 0};
+      BwPhase meas{"measurement",
+                   true,
+                   dur ? UINT64_MAX : p.iterations,
+                   dur ? clk.now() + ticks(w.duration_s) : 0,
+                   true,
+                   0};
       out.measured = run_bw_phase<kOp, kQp, kCq>(c, meas);
       out.cpu = cpu.end(clk.to_ns(out.measured.t_end - out.measured.t_start) / 1e9);
       out.posted_total += out.measured.posted;
@@ -102,25 +107,42 @@ template <Op kOp>
 void dispatch_qp(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerOutcome& o) {
   // Only the combinations the verbs table allows are instantiated.
   switch (w.qp) {
-    case QpType::kRc: dispatch_cq<kOp, QpType::kRc>(w, c, p, o); return;
+    case QpType::kRc:
+      dispatch_cq<kOp, QpType::kRc>(w, c, p, o);
+      return;
     case QpType::kUc:
       if constexpr (!is_fetch(kOp)) dispatch_cq<kOp, QpType::kUc>(w, c, p, o);
       return;
     case QpType::kUd:
-      if constexpr (kOp == Op::kSend || kOp == Op::kSendImm) dispatch_cq<kOp, QpType::kUd>(w, c, p, o);
+      if constexpr (kOp == Op::kSend || kOp == Op::kSendImm)
+        dispatch_cq<kOp, QpType::kUd>(w, c, p, o);
       return;
   }
 }
 
 void dispatch(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerOutcome& o) {
   switch (w.op) {
-    case Op::kSend: dispatch_qp<Op::kSend>(w, c, p, o); return;
-    case Op::kSendImm: dispatch_qp<Op::kSendImm>(w, c, p, o); return;
-    case Op::kWrite: dispatch_qp<Op::kWrite>(w, c, p, o); return;
-    case Op::kWriteImm: dispatch_qp<Op::kWriteImm>(w, c, p, o); return;
-    case Op::kRead: dispatch_qp<Op::kRead>(w, c, p, o); return;
-    case Op::kFetchAdd: dispatch_qp<Op::kFetchAdd>(w, c, p, o); return;
-    case Op::kCmpSwap: dispatch_qp<Op::kCmpSwap>(w, c, p, o); return;
+    case Op::kSend:
+      dispatch_qp<Op::kSend>(w, c, p, o);
+      return;
+    case Op::kSendImm:
+      dispatch_qp<Op::kSendImm>(w, c, p, o);
+      return;
+    case Op::kWrite:
+      dispatch_qp<Op::kWrite>(w, c, p, o);
+      return;
+    case Op::kWriteImm:
+      dispatch_qp<Op::kWriteImm>(w, c, p, o);
+      return;
+    case Op::kRead:
+      dispatch_qp<Op::kRead>(w, c, p, o);
+      return;
+    case Op::kFetchAdd:
+      dispatch_qp<Op::kFetchAdd>(w, c, p, o);
+      return;
+    case Op::kCmpSwap:
+      dispatch_qp<Op::kCmpSwap>(w, c, p, o);
+      return;
   }
 }
 
@@ -138,8 +160,8 @@ void run_worker(const Workload& w, WorkerContext& ctx, const SizePlan& plan, Wor
     } else if (ctx.affinity != nullptr) {
       // --numa: the CPUs of the node the buffers are bound to.
       if (int rc = pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), ctx.affinity); rc != 0)
-        throw SysError("pthread_setaffinity_np", rc, "worker " + std::to_string(ctx.index) +
-                                                          " to the CPUs of its NUMA node");
+        throw SysError("pthread_setaffinity_np", rc,
+                       "worker " + std::to_string(ctx.index) + " to the CPUs of its NUMA node");
     }
     dispatch(w, ctx, plan, out);
   } catch (const std::exception& e) {

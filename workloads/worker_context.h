@@ -17,14 +17,14 @@ namespace rdmabench {
 
 struct QpSlot {
   ibv_qp* qp = nullptr;
-  ibv_srq* srq = nullptr;       // receives go here when set
-  ibv_cq* cq = nullptr;         // this QP's CQ (the worker's, unless one CQ per QP)
+  ibv_srq* srq = nullptr;  // receives go here when set
+  ibv_cq* cq = nullptr;    // this QP's CQ (the worker's, unless one CQ per QP)
   // Prebuilt work requests: `post_list` sends chained by `next` (opcode, SGEs, remote
   // address/rkey or UD AH), and as many receives (wr_id = slot index). All WRs of a list share
   // one array of `sge` scatter/gather entries. Built by shape_slot(); the vectors are never
   // resized in the datapath.
-  ibv_send_wr* wr = nullptr;    // = wrs.data()
-  ibv_recv_wr* rwr = nullptr;   // = rwrs.data()
+  ibv_send_wr* wr = nullptr;   // = wrs.data()
+  ibv_recv_wr* rwr = nullptr;  // = rwrs.data()
   std::vector<ibv_send_wr> wrs;
   std::vector<ibv_sge> sges;
   std::vector<ibv_recv_wr> rwrs;
@@ -34,8 +34,8 @@ struct QpSlot {
   uint64_t posted = 0;
   uint64_t completed = 0;
   uint32_t unsignaled = 0;
-  uint32_t recv_pending = 0;    // consumed receives not yet re-posted (post lists)
-  uint32_t recv_owed = 0;       // latency loops: consumed receives to re-post after the reply
+  uint32_t recv_pending = 0;  // consumed receives not yet re-posted (post lists)
+  uint32_t recv_owed = 0;     // latency loops: consumed receives to re-post after the reply
 };
 
 // Sizes and links the slot's work requests: `post_list` chained sends and receives, each
@@ -62,11 +62,11 @@ struct WorkerControl {
   explicit WorkerControl(size_t workers) : expected_recv(workers) {
     for (auto& e : expected_recv) e.store(UINT64_MAX);
   }
-  std::atomic<bool> abort{false};            // stop now (error elsewhere, signal)
-  std::atomic<bool> peer_finished{false};    // peer reported FINISH: stop pong / drain receives
-  std::atomic<uint32_t> senders_done{0};     // workers whose send phases are over
-  std::atomic<uint32_t> workers_done{0};     // workers that returned (ok or error)
-  std::atomic<const char*> phase{"start"};   // what the workers are doing (for error messages)
+  std::atomic<bool> abort{false};           // stop now (error elsewhere, signal)
+  std::atomic<bool> peer_finished{false};   // peer reported FINISH: stop pong / drain receives
+  std::atomic<uint32_t> senders_done{0};    // workers whose send phases are over
+  std::atomic<uint32_t> workers_done{0};    // workers that returned (ok or error)
+  std::atomic<const char*> phase{"start"};  // what the workers are doing (for error messages)
   std::vector<std::atomic<uint64_t>> expected_recv;  // per worker: messages to receive, once known
   // Workers notify it after changing senders_done / workers_done (or failing), so the control
   // thread sleeps on its socket and this instead of waking on a timer during the measurement.
@@ -76,42 +76,43 @@ struct WorkerControl {
 struct WorkerContext {
   uint32_t index = 0;
   std::vector<QpSlot> qps;
-  ibv_cq* cq = nullptr;              // the worker's CQ (the first QP's with one CQ per QP)
-  std::vector<ibv_cq*> cqs;          // every CQ the worker polls (one, or one per QP)
-  uint32_t next_cq = 0;              // round-robin position in `cqs`
+  ibv_cq* cq = nullptr;      // the worker's CQ (the first QP's with one CQ per QP)
+  std::vector<ibv_cq*> cqs;  // every CQ the worker polls (one, or one per QP)
+  uint32_t next_cq = 0;      // round-robin position in `cqs`
   ibv_comp_channel* channel = nullptr;
   const Clock* clock = nullptr;
   WorkerControl* control = nullptr;
   uint32_t tx_depth = 1;
-  bool defer_recv = false;       // latency loops: re-post receives after the reply (rx_depth > post_list)
+  bool defer_recv =
+      false;  // latency loops: re-post receives after the reply (rx_depth > post_list)
   uint32_t signal_every = 1;
-  uint32_t post_list = 1;        // WRs per post call
-  uint64_t gap_ticks = 0;        // ping-pong: busy-wait between iterations
-  uint64_t period_ticks = 0;     // open loop: intended time between sends (0 = closed loop)
-  uint64_t late_ticks = 0;       // open loop: a send posted later than this after its time is late
+  uint32_t post_list = 1;     // WRs per post call
+  uint64_t gap_ticks = 0;     // ping-pong: busy-wait between iterations
+  uint64_t period_ticks = 0;  // open loop: intended time between sends (0 = closed loop)
+  uint64_t late_ticks = 0;    // open loop: a send posted later than this after its time is late
   const cpu_set_t* affinity = nullptr;  // NUMA binding of the worker thread (nullptr = none)
-  unsigned base_send_flags = 0;  // IBV_SEND_INLINE when the size fits the inline threshold
-  uint64_t timeout_ticks = 0;    // longest time without progress
-  uint64_t drain_ticks = 0;      // unreliable QPs: quiet time after FINISH before giving up
+  unsigned base_send_flags = 0;         // IBV_SEND_INLINE when the size fits the inline threshold
+  uint64_t timeout_ticks = 0;           // longest time without progress
+  uint64_t drain_ticks = 0;             // unreliable QPs: quiet time after FINISH before giving up
   // Receive accounting (cumulative over the size).
   uint64_t received = 0;
-  uint64_t post_calls = 0;       // ibv_post_send calls (cumulative over the size)
-  uint64_t recv_post_calls = 0;  // ibv_post_recv / ibv_post_srq_recv re-posts
-  uint64_t received_bytes = 0;   // payload only
+  uint64_t post_calls = 0;         // ibv_post_send calls (cumulative over the size)
+  uint64_t recv_post_calls = 0;    // ibv_post_recv / ibv_post_srq_recv re-posts
+  uint64_t received_bytes = 0;     // payload only
   uint32_t recv_header_bytes = 0;  // UD: the 40-byte GRH a receive completion also counts
   unsigned events_unacked = 0;
 };
 
 // Result of one datapath phase of one worker.
 struct PhaseStats {
-  uint64_t ops = 0;        // completed operations counted in the measured window
-  uint64_t t_start = 0;    // clock ticks
+  uint64_t ops = 0;      // completed operations counted in the measured window
+  uint64_t t_start = 0;  // clock ticks
   uint64_t t_end = 0;
-  uint64_t posted = 0;     // operations posted in total (incl. any after the window)
+  uint64_t posted = 0;  // operations posted in total (incl. any after the window)
   // Open loop only.
-  uint64_t late = 0;           // sends posted more than late_ticks after their intended time
-  uint64_t max_lag = 0;        // largest (post time - intended time), ticks
-  uint64_t first_post = 0;     // ticks
+  uint64_t late = 0;        // sends posted more than late_ticks after their intended time
+  uint64_t max_lag = 0;     // largest (post time - intended time), ticks
+  uint64_t first_post = 0;  // ticks
   uint64_t last_post = 0;
 };
 

@@ -23,7 +23,8 @@ constexpr NameTable<Op, 7> kOps{{{Op::kSend, "send"},
                                  {Op::kRead, "read"},
                                  {Op::kFetchAdd, "fetch_add"},
                                  {Op::kCmpSwap, "cmp_swap"}}};
-constexpr NameTable<QpType, 3> kQps{{{QpType::kRc, "rc"}, {QpType::kUc, "uc"}, {QpType::kUd, "ud"}}};
+constexpr NameTable<QpType, 3> kQps{
+    {{QpType::kRc, "rc"}, {QpType::kUc, "uc"}, {QpType::kUd, "ud"}}};
 constexpr NameTable<Mode, 2> kModes{{{Mode::kBw, "bw"}, {Mode::kLat, "lat"}}};
 constexpr NameTable<CqMode, 2> kCqModes{{{CqMode::kPoll, "poll"}, {CqMode::kEvent, "event"}}};
 constexpr NameTable<ConnectMethod, 3> kConnects{{{ConnectMethod::kTcp, "tcp"},
@@ -138,8 +139,9 @@ void validate_knobs(const Workload& w) {
       throw ConfigError("post-list", n_text,
                         "1 in latency mode (a ping-pong posts one message at a time)");
     if (w.post_list > w.tx_depth)
-      throw ConfigError("post-list", n_text,
-                        "at most the send queue depth (tx-depth " + std::to_string(w.tx_depth) + ")");
+      throw ConfigError(
+          "post-list", n_text,
+          "at most the send queue depth (tx-depth " + std::to_string(w.tx_depth) + ")");
     if (uses_recv(w.op) && w.post_list > w.rx_depth)
       throw ConfigError("post-list", n_text,
                         "at most the receive queue depth (rx-depth " + std::to_string(w.rx_depth) +
@@ -169,23 +171,26 @@ void validate_knobs(const Workload& w) {
   if (!(w.latency_gap_us >= 0) || w.latency_gap_us > 1e6)
     throw ConfigError("latency-gap", fmt_num(w.latency_gap_us), "microseconds from 0 to 1000000");
   if (w.latency_gap_us > 0 && w.mode != Mode::kLat)
-    throw ConfigError("latency-gap", fmt_num(w.latency_gap_us), "only in latency mode (--mode lat)");
+    throw ConfigError("latency-gap", fmt_num(w.latency_gap_us),
+                      "only in latency mode (--mode lat)");
   if (!(w.rate >= 0) || w.rate > 1e8)
-    throw ConfigError("rate", fmt_num(w.rate), "messages per second per QP, up to 100000000 (0 = off)");
+    throw ConfigError("rate", fmt_num(w.rate),
+                      "messages per second per QP, up to 100000000 (0 = off)");
   if (w.rate > 0) {
     const std::string r = fmt_num(w.rate);
     if (w.mode != Mode::kLat)
       throw ConfigError("rate", r, "only in latency mode (--mode lat): open-loop latency");
     if (w.qp != QpType::kRc)
-      throw ConfigError("rate", r,
-                        "only with RC QPs (replies are matched to requests in order; UC/UD may drop)");
+      throw ConfigError(
+          "rate", r, "only with RC QPs (replies are matched to requests in order; UC/UD may drop)");
     if (w.op == Op::kWrite)
       throw ConfigError("rate", r,
                         "with send, send_imm, write_imm, read or atomics (write ping-pong "
                         "detects arrival by one marker byte, which cannot tell overlapping "
                         "messages apart)");
     if (w.cq != CqMode::kPoll)
-      throw ConfigError("rate", r, "with --cq poll (the open-loop sender busy-waits on its schedule)");
+      throw ConfigError("rate", r,
+                        "with --cq poll (the open-loop sender busy-waits on its schedule)");
     if (w.latency_gap_us > 0)
       throw ConfigError("latency-gap", fmt_num(w.latency_gap_us),
                         "0 with --rate (the schedule sets the gaps)");
@@ -219,15 +224,15 @@ void validate(const Workload& w) {
   if (w.sizes.empty()) throw ConfigError("size", "(none)", "at least one message size");
   for (uint64_t s : w.sizes) {
     if (is_atomic(w.op) && s != 8)
-      throw ConfigError("size", std::to_string(s), "atomics (" + std::string(to_string(w.op)) +
-                                                       ") operate on exactly 8 bytes");
+      throw ConfigError(
+          "size", std::to_string(s),
+          "atomics (" + std::string(to_string(w.op)) + ") operate on exactly 8 bytes");
     if (s > (1ULL << 30))
       throw ConfigError("size", std::to_string(s), "at most 1G (1073741824) bytes");
     if (s == 0 && w.mode == Mode::kLat && (w.op == Op::kWrite))
       throw ConfigError("size", "0",
                         "write latency needs at least 1 byte (arrival is seen in the last byte)");
-    if (s == 0 && w.op == Op::kRead)
-      throw ConfigError("size", "0", "read needs at least 1 byte");
+    if (s == 0 && w.op == Op::kRead) throw ConfigError("size", "0", "read needs at least 1 byte");
   }
   if (w.iterations != 0 && w.duration_s > 0)
     throw ConfigError("iterations", std::to_string(w.iterations),
@@ -243,15 +248,16 @@ void validate(const Workload& w) {
   require_range("tx-depth", w.tx_depth, 1, 1U << 20);
   require_range("rx-depth", w.rx_depth, 1, 1U << 20);
   if (w.signal_every != 0 && w.signal_every > w.tx_depth)
-    throw ConfigError("signal-every", std::to_string(w.signal_every),
-                      "between 1 and the send queue depth (tx-depth " +
-                          std::to_string(w.tx_depth) + ")");
+    throw ConfigError(
+        "signal-every", std::to_string(w.signal_every),
+        "between 1 and the send queue depth (tx-depth " + std::to_string(w.tx_depth) + ")");
   // A latency phase reaps all of its send completions before the next one starts, so its last
   // send must be signaled: known with a fixed iteration count, not with a duration or a rate.
   if (w.mode == Mode::kLat && w.signal_every > 1 && (w.duration_s > 0 || w.open_loop()))
-    throw ConfigError("signal-every", std::to_string(w.signal_every),
-                      "1 in latency mode with --duration or --rate (selective signaling there needs "
-                      "a fixed iteration count, -n)");
+    throw ConfigError(
+        "signal-every", std::to_string(w.signal_every),
+        "1 in latency mode with --duration or --rate (selective signaling there needs "
+        "a fixed iteration count, -n)");
   if (w.inline_size < -1)
     throw ConfigError("inline", std::to_string(w.inline_size), "0 or a positive byte count");
   if (w.inline_size > 0 && is_fetch(w.op))
@@ -274,7 +280,8 @@ void validate(const Workload& w) {
                       "poll for write latency (arrival is detected by polling memory; event mode "
                       "works with send, send_imm, write_imm, read and atomics)");
   if (w.srq && !uses_recv(w.op))
-    throw ConfigError("srq", "true", "only with ops that consume receives (send, send_imm, write_imm)");
+    throw ConfigError("srq", "true",
+                      "only with ops that consume receives (send, send_imm, write_imm)");
   if (w.connect == ConnectMethod::kRdmaCm && w.qp != QpType::kRc)
     throw ConfigError("connect", "rdma_cm",
                       "rdma_cm connects RC QPs here; use the TCP exchange for UC and UD");
@@ -302,7 +309,8 @@ void validate_knobs_for_device(const Workload& w, const DeviceLimits& d) {
   if (w.cq_per_qp && d.max_cq > 0 && w.total_qps() > static_cast<uint64_t>(d.max_cq))
     throw ConfigError("qps", std::to_string(w.qps_per_thread),
                       "threads x qps = " + std::to_string(w.total_qps()) +
-                          " CQs with --cq-per-qp exceeds max_cq = " + std::to_string(d.max_cq) + on);
+                          " CQs with --cq-per-qp exceeds max_cq = " + std::to_string(d.max_cq) +
+                          on);
 }
 
 }  // namespace
@@ -323,16 +331,17 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
   uint64_t qps = uint64_t(w.total_qps()) * (w.bidir ? 1 : 1);
   if (d.max_qp > 0 && qps > static_cast<uint64_t>(d.max_qp))
     throw ConfigError("qps", std::to_string(w.qps_per_thread),
-                      "threads x qps = " + std::to_string(qps) + " exceeds max_qp = " +
-                          std::to_string(d.max_qp) + on);
+                      "threads x qps = " + std::to_string(qps) +
+                          " exceeds max_qp = " + std::to_string(d.max_qp) + on);
   uint64_t cqe = uint64_t(w.cq_per_qp ? 1 : w.qps_per_thread) * (w.tx_depth + w.rx_depth);
   if (d.max_cqe > 0 && cqe > static_cast<uint64_t>(d.max_cqe))
-    throw ConfigError("qps", std::to_string(w.qps_per_thread),
-                      (w.cq_per_qp ? "tx-depth + rx-depth = " + std::to_string(cqe) + " completion entries per QP"
-                                   : "qps x (tx-depth + rx-depth) = " + std::to_string(cqe) +
-                                         " completion entries per thread") +
-                          " exceeds max_cqe = " + std::to_string(d.max_cqe) + on +
-                          (w.cq_per_qp ? "" : " (or use --cq-per-qp)"));
+    throw ConfigError(
+        "qps", std::to_string(w.qps_per_thread),
+        (w.cq_per_qp ? "tx-depth + rx-depth = " + std::to_string(cqe) + " completion entries per QP"
+                     : "qps x (tx-depth + rx-depth) = " + std::to_string(cqe) +
+                           " completion entries per thread") +
+            " exceeds max_cqe = " + std::to_string(d.max_cqe) + on +
+            (w.cq_per_qp ? "" : " (or use --cq-per-qp)"));
   validate_knobs_for_device(w, d);
   if (d.max_mr_size > 0 && w.max_size() > d.max_mr_size)
     throw ConfigError("size", std::to_string(w.max_size()),
@@ -359,7 +368,8 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
     if (resolve_connect(w.connect, w.qp, d.transport) != ConnectMethod::kRdmaCm)
       throw ConfigError("connect", std::string(to_string(w.connect)),
                         "rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only "
-                        "through rdma_cm" + on);
+                        "through rdma_cm" +
+                            on);
   }
 }
 
@@ -418,8 +428,9 @@ struct Reader {
     auto it = j.find(key);
     if (it == j.end()) return false;
     if (!it->is_number_unsigned() || it->template get<uint64_t>() > max)
-      fail(key, *it, "a non-negative integer" + (max == UINT64_MAX ? std::string()
-                                                                   : " <= " + std::to_string(max)));
+      fail(key, *it,
+           "a non-negative integer" +
+               (max == UINT64_MAX ? std::string() : " <= " + std::to_string(max)));
     out = static_cast<T>(it->template get<uint64_t>());
     return true;
   }
@@ -428,7 +439,8 @@ struct Reader {
     if (it == j.end()) return false;
     if (!it->is_number_integer() ||
         (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT32_MAX}) ||
-        (!it->is_number_unsigned() && (it->get<int64_t>() < INT32_MIN || it->get<int64_t>() > INT32_MAX)))
+        (!it->is_number_unsigned() &&
+         (it->get<int64_t>() < INT32_MIN || it->get<int64_t>() > INT32_MAX)))
       fail(key, *it, "an integer between -1 and 2147483647");
     out = it->get<int32_t>();
     return true;
@@ -463,13 +475,38 @@ struct Reader {
 }  // namespace
 
 Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
-  static const std::vector<std::string> kKeys = {
-      "op",        "qp",        "mode",     "bidir",     "sizes",        "iterations",
-      "duration_s", "warmup",   "warmup_s", "tx_depth",  "rx_depth",     "inline_size",
-      "signal_every", "cq",     "srq",      "threads",   "qps_per_thread", "cpus",
-      "connect",   "verify",    "mtu",      "timeout_s",
-      "post_list", "sge",       "max_rd_atomic", "latency_gap_us", "rate", "cq_per_qp",
-      "hugepages", "align",     "mr",       "numa"};
+  static const std::vector<std::string> kKeys = {"op",
+                                                 "qp",
+                                                 "mode",
+                                                 "bidir",
+                                                 "sizes",
+                                                 "iterations",
+                                                 "duration_s",
+                                                 "warmup",
+                                                 "warmup_s",
+                                                 "tx_depth",
+                                                 "rx_depth",
+                                                 "inline_size",
+                                                 "signal_every",
+                                                 "cq",
+                                                 "srq",
+                                                 "threads",
+                                                 "qps_per_thread",
+                                                 "cpus",
+                                                 "connect",
+                                                 "verify",
+                                                 "mtu",
+                                                 "timeout_s",
+                                                 "post_list",
+                                                 "sge",
+                                                 "max_rd_atomic",
+                                                 "latency_gap_us",
+                                                 "rate",
+                                                 "cq_per_qp",
+                                                 "hugepages",
+                                                 "align",
+                                                 "mr",
+                                                 "numa"};
   if (!j.is_object()) throw ConfigError(path.empty() ? "/" : path, brief_json(j), "a JSON object");
   for (const auto& [k, v] : j.items()) {
     if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
@@ -494,7 +531,8 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
     for (size_t i = 0; i < it->size(); ++i) {
       const auto& v = (*it)[i];
       if (!v.is_number_unsigned())
-        throw ConfigError(path + "/sizes/" + std::to_string(i), brief_json(v), "a non-negative integer");
+        throw ConfigError(path + "/sizes/" + std::to_string(i), brief_json(v),
+                          "a non-negative integer");
       w.sizes.push_back(v.get<uint64_t>());
     }
   }
@@ -525,9 +563,11 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
     for (size_t i = 0; i < it->size(); ++i) {
       const auto& v = (*it)[i];
       const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() <= 4095
-                      : v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 4095;
+                                             : v.is_number_integer() && v.get<int64_t>() >= 0 &&
+                                                   v.get<int64_t>() <= 4095;
       if (!ok)
-        throw ConfigError(path + "/cpus/" + std::to_string(i), brief_json(v), "a CPU number from 0 to 4095");
+        throw ConfigError(path + "/cpus/" + std::to_string(i), brief_json(v),
+                          "a CPU number from 0 to 4095");
       w.cpus.push_back(v.get<int>());
     }
   }
@@ -536,11 +576,19 @@ Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
   } catch (const ConfigError& e) {
     // Re-anchor the message at the JSON path of the field.
     static const std::vector<std::pair<std::string, std::string>> kFieldToKey = {
-        {"tx-depth", "tx_depth"}, {"rx-depth", "rx_depth"},     {"signal-every", "signal_every"},
-        {"inline", "inline_size"}, {"qps", "qps_per_thread"},   {"duration", "duration_s"},
-        {"warmup-time", "warmup_s"}, {"timeout", "timeout_s"},  {"size", "sizes"},
-        {"post-list", "post_list"}, {"max-rd-atomic", "max_rd_atomic"},
-        {"latency-gap", "latency_gap_us"}, {"cq-per-qp", "cq_per_qp"}};
+        {"tx-depth", "tx_depth"},
+        {"rx-depth", "rx_depth"},
+        {"signal-every", "signal_every"},
+        {"inline", "inline_size"},
+        {"qps", "qps_per_thread"},
+        {"duration", "duration_s"},
+        {"warmup-time", "warmup_s"},
+        {"timeout", "timeout_s"},
+        {"size", "sizes"},
+        {"post-list", "post_list"},
+        {"max-rd-atomic", "max_rd_atomic"},
+        {"latency-gap", "latency_gap_us"},
+        {"cq-per-qp", "cq_per_qp"}};
     std::string key = e.field();
     for (const auto& [f, k] : kFieldToKey)
       if (f == key) key = k;
@@ -569,11 +617,16 @@ uint64_t parse_size(std::string_view s, const std::string& field) {
   if (suffix.size() == 2 && suffix.back() == 'i') suffix.remove_suffix(1);
   if (suffix == "B" || suffix == "b") suffix = {};
   int shift = 0;
-  if (suffix.empty()) shift = 0;
-  else if (suffix == "K" || suffix == "k") shift = 10;
-  else if (suffix == "M" || suffix == "m") shift = 20;
-  else if (suffix == "G" || suffix == "g") shift = 30;
-  else throw bad();
+  if (suffix.empty())
+    shift = 0;
+  else if (suffix == "K" || suffix == "k")
+    shift = 10;
+  else if (suffix == "M" || suffix == "m")
+    shift = 20;
+  else if (suffix == "G" || suffix == "g")
+    shift = 30;
+  else
+    throw bad();
   if (shift > 0 && v > (UINT64_MAX >> shift)) throw bad();
   return v << shift;
 }
@@ -587,7 +640,8 @@ std::vector<uint64_t> parse_size_list(std::string_view s, const std::string& fie
   size_t start = 0;
   while (start <= s.size()) {
     size_t comma = s.find(',', start);
-    std::string_view item = s.substr(start, comma == std::string_view::npos ? s.npos : comma - start);
+    std::string_view item =
+        s.substr(start, comma == std::string_view::npos ? s.npos : comma - start);
     if (size_t dash = item.find('-'); dash != std::string_view::npos && dash > 0) {
       uint64_t lo = parse_size(item.substr(0, dash), field);
       uint64_t hi = parse_size(item.substr(dash + 1), field);

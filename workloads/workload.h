@@ -59,28 +59,28 @@ struct Workload {
   double warmup_s = 1.0;         // warm-up time in duration mode
   uint32_t tx_depth = 128;
   uint32_t rx_depth = 512;
-  int32_t inline_size = -1;      // -1 = default (0 for bw; up to 220 for lat on send/write)
-  uint32_t signal_every = 0;     // 0 = default (min(100, tx_depth) for bw, 1 for lat)
+  int32_t inline_size = -1;   // -1 = default (0 for bw; up to 220 for lat on send/write)
+  uint32_t signal_every = 0;  // 0 = default (min(100, tx_depth) for bw, 1 for lat)
   CqMode cq = CqMode::kPoll;
   bool srq = false;
   uint32_t threads = 1;
   uint32_t qps_per_thread = 1;
-  std::vector<int> cpus;         // pin worker i to cpus[i % size]; empty = no pinning
+  std::vector<int> cpus;  // pin worker i to cpus[i % size]; empty = no pinning
   ConnectMethod connect = ConnectMethod::kAuto;  // resolved before the handshake
   bool verify = false;
-  uint32_t mtu = 0;              // 0 = the ports' active MTU
-  double timeout_s = 5.0;        // longest wait for the peer or for progress
+  uint32_t mtu = 0;        // 0 = the ports' active MTU
+  double timeout_s = 5.0;  // longest wait for the peer or for progress
   // Engine knobs (README "Engine knobs"); the defaults are the behaviour without them.
-  uint32_t post_list = 1;        // WRs chained per post call (sends, and receive re-posts)
-  uint32_t sge = 1;              // scatter/gather entries per message (both sides)
-  uint32_t max_rd_atomic = 0;    // outstanding reads/atomics per QP; 0 = min(device, 16)
-  double latency_gap_us = 0;     // ping-pong: busy-wait between iterations
-  double rate = 0;               // > 0: open-loop latency, messages/s per QP on a fixed schedule
-  bool cq_per_qp = false;        // one CQ per QP instead of one per worker
-  bool hugepages = false;        // buffers from huge pages (MAP_HUGETLB)
-  uint64_t align = 0;            // buffer start alignment in bytes (power of two); 0 = page
-  MrMode mr = MrMode::kPerQp;    // one MR per QP, or one shared MR per side
-  int32_t numa = kNumaNone;      // kNumaNone, kNumaAuto (the device's node) or a node number
+  uint32_t post_list = 1;      // WRs chained per post call (sends, and receive re-posts)
+  uint32_t sge = 1;            // scatter/gather entries per message (both sides)
+  uint32_t max_rd_atomic = 0;  // outstanding reads/atomics per QP; 0 = min(device, 16)
+  double latency_gap_us = 0;   // ping-pong: busy-wait between iterations
+  double rate = 0;             // > 0: open-loop latency, messages/s per QP on a fixed schedule
+  bool cq_per_qp = false;      // one CQ per QP instead of one per worker
+  bool hugepages = false;      // buffers from huge pages (MAP_HUGETLB)
+  uint64_t align = 0;          // buffer start alignment in bytes (power of two); 0 = page
+  MrMode mr = MrMode::kPerQp;  // one MR per QP, or one shared MR per side
+  int32_t numa = kNumaNone;    // kNumaNone, kNumaAuto (the device's node) or a node number
 
   static constexpr int32_t kNumaNone = -1;
   static constexpr int32_t kNumaAuto = -2;
@@ -103,9 +103,9 @@ void validate(const Workload& w);
 // Limits of a device that a workload must respect.
 struct DeviceLimits {
   std::string name;
-  std::string transport;        // "InfiniBand", "iWARP"
-  std::string atomic_cap;       // "none", ...
-  uint32_t port_active_mtu = 0; // bytes
+  std::string transport;         // "InfiniBand", "iWARP"
+  std::string atomic_cap;        // "none", ...
+  uint32_t port_active_mtu = 0;  // bytes
   uint32_t max_inline_data = 0;
   int max_qp_wr = 0;
   int max_qp = 0;

@@ -20,7 +20,8 @@ std::string lower(std::string s) {
 
 uint64_t parse_uint_option(const std::string& field, const std::string& text, uint64_t lo,
                            uint64_t hi) {
-  const std::string allowed = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const std::string allowed =
+      "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
   if (text.empty() || text[0] == '-' || text[0] == '+') throw ConfigError(field, text, allowed);
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -29,7 +30,8 @@ uint64_t parse_uint_option(const std::string& field, const std::string& text, ui
   return v;
 }
 
-double parse_seconds_option(const std::string& field, const std::string& text, double lo, double hi) {
+double parse_seconds_option(const std::string& field, const std::string& text, double lo,
+                            double hi) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "seconds from %g to %g", lo, hi);
   const std::string allowed = buf;
@@ -73,23 +75,32 @@ Workload build_workload(const WorkloadArgs& a) {
       throw ConfigError("connect", *a.connect, "rdma_cm when -R/--rdma-cm is given");
     w.connect = ConnectMethod::kRdmaCm;
   }
-  if (a.all_sizes && a.sizes) throw ConfigError("size", *a.sizes, "either -s/--size or -a/--all, not both");
-  if (a.all_sizes) w.sizes = parse_size_list("all", "size");
-  else if (a.sizes) w.sizes = parse_size_list(*a.sizes, "size");
-  else if (is_atomic(w.op)) w.sizes = {8};
-  else w.sizes = {w.mode == Mode::kLat ? 2U : 65536U};
+  if (a.all_sizes && a.sizes)
+    throw ConfigError("size", *a.sizes, "either -s/--size or -a/--all, not both");
+  if (a.all_sizes)
+    w.sizes = parse_size_list("all", "size");
+  else if (a.sizes)
+    w.sizes = parse_size_list(*a.sizes, "size");
+  else if (is_atomic(w.op))
+    w.sizes = {8};
+  else
+    w.sizes = {w.mode == Mode::kLat ? 2U : 65536U};
   if (a.all_sizes && is_atomic(w.op)) w.sizes = {8};
   if (a.iterations) w.iterations = parse_uint_option("iters", *a.iterations, 1, 1ULL << 40);
   if (a.duration) w.duration_s = parse_seconds_option("duration", *a.duration, 0.001, 86400);
   if (a.warmup) w.warmup = parse_uint_option("warmup", *a.warmup, 0, 1ULL << 40);
   if (a.warmup_time) w.warmup_s = parse_seconds_option("warmup-time", *a.warmup_time, 0, 3600);
-  if (a.tx_depth) w.tx_depth = static_cast<uint32_t>(parse_uint_option("tx-depth", *a.tx_depth, 1, 1U << 20));
-  if (a.rx_depth) w.rx_depth = static_cast<uint32_t>(parse_uint_option("rx-depth", *a.rx_depth, 1, 1U << 20));
+  if (a.tx_depth)
+    w.tx_depth = static_cast<uint32_t>(parse_uint_option("tx-depth", *a.tx_depth, 1, 1U << 20));
+  if (a.rx_depth)
+    w.rx_depth = static_cast<uint32_t>(parse_uint_option("rx-depth", *a.rx_depth, 1, 1U << 20));
   if (a.inline_size)
     w.inline_size = static_cast<int32_t>(parse_uint_option("inline", *a.inline_size, 0, 1U << 20));
   if (a.signal_every)
-    w.signal_every = static_cast<uint32_t>(parse_uint_option("signal-every", *a.signal_every, 1, 1U << 20));
-  if (a.threads) w.threads = static_cast<uint32_t>(parse_uint_option("threads", *a.threads, 1, 1024));
+    w.signal_every =
+        static_cast<uint32_t>(parse_uint_option("signal-every", *a.signal_every, 1, 1U << 20));
+  if (a.threads)
+    w.threads = static_cast<uint32_t>(parse_uint_option("threads", *a.threads, 1, 1024));
   if (a.qps) w.qps_per_thread = static_cast<uint32_t>(parse_uint_option("qps", *a.qps, 1, 65536));
   if (a.mtu) w.mtu = static_cast<uint32_t>(parse_uint_option("mtu", *a.mtu, 256, 4096));
   if (a.timeout) w.timeout_s = parse_seconds_option("timeout", *a.timeout, 0.1, 3600);
@@ -97,8 +108,10 @@ Workload build_workload(const WorkloadArgs& a) {
     w.post_list = static_cast<uint32_t>(parse_uint_option("post-list", *a.post_list, 1, 4096));
   if (a.sge) w.sge = static_cast<uint32_t>(parse_uint_option("sge", *a.sge, 1, 1024));
   if (a.max_rd_atomic)
-    w.max_rd_atomic = static_cast<uint32_t>(parse_uint_option("max-rd-atomic", *a.max_rd_atomic, 1, 255));
-  if (a.latency_gap) w.latency_gap_us = parse_number_option("latency-gap", *a.latency_gap, 0, 1e6, "microseconds");
+    w.max_rd_atomic =
+        static_cast<uint32_t>(parse_uint_option("max-rd-atomic", *a.max_rd_atomic, 1, 255));
+  if (a.latency_gap)
+    w.latency_gap_us = parse_number_option("latency-gap", *a.latency_gap, 0, 1e6, "microseconds");
   if (a.rate) w.rate = parse_number_option("rate", *a.rate, 1, 1e8, "messages per second per QP");
   if (a.align) {
     w.align = parse_size(*a.align, "align");
@@ -114,7 +127,8 @@ Workload build_workload(const WorkloadArgs& a) {
     size_t start = 0;
     while (start <= s.size()) {
       size_t comma = s.find(',', start);
-      std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      std::string item =
+          s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       w.cpus.push_back(static_cast<int>(parse_uint_option("cpus", item, 0, 4095)));
       if (comma == std::string::npos) break;
       start = comma + 1;

@@ -27,6 +27,7 @@ uint64_t parse_uint_option(const std::string& field, const std::string& text, ui
                            uint64_t hi);
 double parse_number_option(const std::string& field, const std::string& text, double lo, double hi,
                            const std::string& unit);
-double parse_seconds_option(const std::string& field, const std::string& text, double lo, double hi);
+double parse_seconds_option(const std::string& field, const std::string& text, double lo,
+                            double hi);
 
 }  // namespace rdmabench

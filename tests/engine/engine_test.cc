@@ -55,8 +55,10 @@ class Engine : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(tb_.ok()) << "RDMABENCH_TEST_DEVICE/ADDR/GID_INDEX are not set: run this binary "
-                             "with testbed/softroce run -- " << bin();
-    ASSERT_TRUE(device_info_.is_object()) << "rdmabench devices --json does not list " << tb_.device;
+                             "with testbed/softroce run -- "
+                          << bin();
+    ASSERT_TRUE(device_info_.is_object())
+        << "rdmabench devices --json does not list " << tb_.device;
     ASSERT_FALSE(port_.empty()) << "the rdmabench server did not print its ready line";
   }
 
@@ -65,7 +67,8 @@ class Engine : public ::testing::Test {
   // Why the device cannot run a QP type / op at all ("" = it can), from its attributes.
   static std::string not_applicable(const std::string& qp, const std::string& op) {
     if (iwarp() && qp != "rc") return "iWARP has only RC QPs";
-    if (iwarp() && (op == "send_imm" || op == "write_imm")) return "iWARP carries no immediate data";
+    if (iwarp() && (op == "send_imm" || op == "write_imm"))
+      return "iWARP carries no immediate data";
     if (no_atomics() && (op == "fetch_add" || op == "cmp_swap"))
       return "the device reports atomic_cap none";
     return "";
@@ -73,10 +76,10 @@ class Engine : public ::testing::Test {
 
   // Runs the client with `args`; returns its exit status and the parsed result document.
   RunOutput client(std::vector<std::string> args, nlohmann::json* doc) {
-    std::string json_path = ::testing::TempDir() + "rb-result-" +
-                            std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".json";
-    std::vector<std::string> full = {bin(), "client", tb_.addr, "-p", port_, "-d",
-                                     tb_.device,    "-x",     tb_.gid,  "--json", json_path,
+    std::string json_path = ::testing::TempDir() + "rb-result-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(counter_++) + ".json";
+    std::vector<std::string> full = {bin(), "client", tb_.addr, "-p", port_, "-d", tb_.device, "-x",
+                                     tb_.gid, "--json", json_path,
                                      // The emulated testbed shares 2 cores with other guests:
                                      // allow long stalls before calling a run stuck.
                                      "--timeout", "30"};
@@ -198,7 +201,9 @@ std::vector<Combo> all_combos() {
   return out;
 }
 
-void PrintTo(const Combo& c, std::ostream* os) { *os << c.op << "/" << c.qp << "/" << c.mode << "/" << c.cq; }
+void PrintTo(const Combo& c, std::ostream* os) {
+  *os << c.op << "/" << c.qp << "/" << c.mode << "/" << c.cq;
+}
 
 class EveryCombo : public Engine, public ::testing::WithParamInterface<Combo> {};
 
@@ -211,12 +216,15 @@ TEST_P(EveryCombo, RunsAndVerifies) {
   // UC drops a whole message when one of its packets is lost, and a ping-pong then stalls.
   std::string sizes = c.qp == "ud" || (c.qp == "uc" && c.mode == "lat") ? "64,1K" : "64,4K";
   if (c.op == "fetch_add" || c.op == "cmp_swap") sizes = "8";
-  std::vector<std::string> args = {"--op", c.op, "-c", c.qp, "--mode", c.mode, "--cq", c.cq, "-s",
-                                   sizes, "-n", c.mode == "bw" ? "300" : "100", "--verify"};
+  std::vector<std::string> args = {"--op",    c.op,   "-c",   c.qp,
+                                   "--mode",  c.mode, "--cq", c.cq,
+                                   "-s",      sizes,  "-n",   c.mode == "bw" ? "300" : "100",
+                                   "--verify"};
   // rxe on Linux 6.1 sometimes stalls a multi-packet RDMA write that follows inline writes on the
   // same QP (perftest's `ib_write_lat -a` stalls the same way on the testbed), so write
   // ping-pong across sizes runs without inline here; inline itself is tested with sends.
-  if ((c.op == "write" || c.op == "write_imm") && c.mode == "lat") args.insert(args.end(), {"-I", "0"});
+  if ((c.op == "write" || c.op == "write_imm") && c.mode == "lat")
+    args.insert(args.end(), {"-I", "0"});
   expect_ok(args);
 }
 
@@ -231,7 +239,8 @@ INSTANTIATE_TEST_SUITE_P(Verbs, EveryCombo, ::testing::ValuesIn(all_combos()),
 TEST_F(Engine, InlineSendLatency) {
   // 128 B inline, or the device's largest (siw: 80).
   const std::string in = std::to_string(std::min(128, device_info_.value("max_inline_data", 0)));
-  auto doc = expect_ok({"--op", "send", "--mode", "lat", "-s", "32," + in, "-I", in, "-n", "100", "--verify"});
+  auto doc = expect_ok(
+      {"--op", "send", "--mode", "lat", "-s", "32," + in, "-I", in, "-n", "100", "--verify"});
   EXPECT_EQ(doc["workload"]["inline_size"], std::stoi(in));
 }
 
@@ -243,7 +252,8 @@ TEST_F(Engine, PathMtuAndLatencyPrecision) {
 }
 
 TEST_F(Engine, SelectiveSignaling) {
-  auto doc = expect_ok({"--op", "write", "-s", "1K", "-n", "500", "-Q", "16", "-t", "64", "--verify"});
+  auto doc =
+      expect_ok({"--op", "write", "-s", "1K", "-n", "500", "-Q", "16", "-t", "64", "--verify"});
   EXPECT_EQ(doc["workload"]["signal_every"], 16);
 }
 
@@ -252,8 +262,8 @@ TEST_F(Engine, SelectiveSignaling) {
 TEST_F(Engine, SelectiveSignalingLatency) {
   for (const char* op : {"send", "write"}) {
     SCOPED_TRACE(op);
-    auto doc = expect_ok({"--op", op, "--mode", "lat", "-s", "8,64,1K", "-n", "101", "--warmup", "13",
-                          "-t", "16", "-Q", "8", "-I", "0"});
+    auto doc = expect_ok({"--op", op, "--mode", "lat", "-s", "8,64,1K", "-n", "101", "--warmup",
+                          "13", "-t", "16", "-Q", "8", "-I", "0"});
     EXPECT_EQ(doc["workload"]["signal_every"], 8);
     ASSERT_EQ(doc["results"].size(), 3u);
     for (const auto& r : doc["results"]) {
@@ -264,7 +274,8 @@ TEST_F(Engine, SelectiveSignalingLatency) {
 }
 
 TEST_F(Engine, TwoThreadsTwoQpsEach) {
-  auto doc = expect_ok({"--op", "write", "-s", "4K", "-n", "200", "--threads", "2", "-q", "2", "--verify"});
+  auto doc = expect_ok(
+      {"--op", "write", "-s", "4K", "-n", "200", "--threads", "2", "-q", "2", "--verify"});
   EXPECT_EQ(doc["results"][0]["threads"].size(), 2u);
   EXPECT_EQ(doc["results"][0]["ops"], 800);
 }
@@ -274,11 +285,14 @@ TEST_F(Engine, TwoThreadsSend) {
 }
 
 TEST_F(Engine, TwoThreadsLatency) {
-  auto doc = expect_ok({"--op", "send", "--mode", "lat", "-s", "64", "-n", "100", "--threads", "2"});
+  auto doc =
+      expect_ok({"--op", "send", "--mode", "lat", "-s", "64", "-n", "100", "--threads", "2"});
   EXPECT_EQ(doc["results"][0]["latency"]["count"], 200);
 }
 
-TEST_F(Engine, RdmaCmWrite) { expect_ok({"-R", "--op", "write", "-s", "64,4K", "-n", "200", "--verify"}); }
+TEST_F(Engine, RdmaCmWrite) {
+  expect_ok({"-R", "--op", "write", "-s", "64,4K", "-n", "200", "--verify"});
+}
 TEST_F(Engine, RdmaCmSendLatency) {
   expect_ok({"-R", "--op", "send", "--mode", "lat", "-s", "64", "-n", "100", "--verify"});
 }
@@ -303,7 +317,9 @@ TEST_F(Engine, ZeroByteSend) {
   EXPECT_EQ(doc["results"][0]["received_messages"], doc["results"][0]["sent_messages"]);
 }
 
-TEST_F(Engine, ZeroByteSendLatency) { expect_ok({"--op", "send", "--mode", "lat", "-s", "0", "-n", "100"}); }
+TEST_F(Engine, ZeroByteSendLatency) {
+  expect_ok({"--op", "send", "--mode", "lat", "-s", "0", "-n", "100"});
+}
 
 TEST_F(Engine, DurationMode) {
   auto doc = expect_ok({"--op", "write", "-s", "4K", "-D", "1", "--warmup-time", "0.2"});
@@ -333,18 +349,23 @@ TEST_F(Engine, TransportRules) {
     std::string reason;
   };
   std::vector<Bad> bad = {
-      {{"--op", "write", "-c", "uc", "-s", "64"}, "invalid qp 'uc': rc: iWARP has only reliable connected QPs"},
-      {{"--op", "send", "-c", "ud", "-s", "64"}, "invalid qp 'ud': rc: iWARP has only reliable connected QPs"},
+      {{"--op", "write", "-c", "uc", "-s", "64"},
+       "invalid qp 'uc': rc: iWARP has only reliable connected QPs"},
+      {{"--op", "send", "-c", "ud", "-s", "64"},
+       "invalid qp 'ud': rc: iWARP has only reliable connected QPs"},
       {{"--op", "write", "--connect", "tcp", "-s", "64"},
-       "invalid connect 'tcp': rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only through rdma_cm"},
+       "invalid connect 'tcp': rdma_cm (-R, or --connect auto, the default): iWARP QPs connect "
+       "only through rdma_cm"},
   };
   for (const std::string op : {"send_imm", "write_imm"})
-    bad.push_back({{"--op", op, "-s", "64"},
-                   "invalid op '" + op + "': send, write or read: iWARP (RDMAP) carries no immediate data"});
+    bad.push_back(
+        {{"--op", op, "-s", "64"},
+         "invalid op '" + op + "': send, write or read: iWARP (RDMAP) carries no immediate data"});
   if (no_atomics())
     for (const std::string op : {"fetch_add", "cmp_swap"})
-      bad.push_back({{"--op", op}, "invalid op '" + op + "': a device with atomic capability (" +
-                                       tb_.device + " reports atomic_cap none)"});
+      bad.push_back({{"--op", op},
+                     "invalid op '" + op + "': a device with atomic capability (" + tb_.device +
+                         " reports atomic_cap none)"});
   for (const auto& b : bad) {
     std::string what;
     for (const auto& a : b.args) what += a + " ";
@@ -361,11 +382,15 @@ TEST_F(Engine, TransportRules) {
 
 // Runs the client under `sh` with RLIMIT_MEMLOCK (soft, hard) set in KiB first (soft first: a
 // hard limit below the current soft one is refused).
-RunOutput client_with_memlock(const std::vector<std::string>& client_args, const std::string& soft_kib,
-                              const std::string& hard_kib) {
+RunOutput client_with_memlock(const std::vector<std::string>& client_args,
+                              const std::string& soft_kib, const std::string& hard_kib) {
   std::vector<std::string> full = {
-      "/bin/sh", "-c", "ulimit -S -l " + soft_kib + " && ulimit -H -l " + hard_kib + " && exec \"$@\"",
-      "sh", bin(), "client"};
+      "/bin/sh",
+      "-c",
+      "ulimit -S -l " + soft_kib + " && ulimit -H -l " + hard_kib + " && exec \"$@\"",
+      "sh",
+      bin(),
+      "client"};
   full.insert(full.end(), client_args.begin(), client_args.end());
   return run(full, 300);
 }
@@ -375,15 +400,17 @@ RunOutput client_with_memlock(const std::vector<std::string>& client_args, const
 // hard one when that suffices.
 TEST_F(Engine, LockedMemoryLimit) {
   // 4 QPs x 2 x (1 MiB + 64) = 8 MiB + 16 KiB registered; the limit is 1 MiB.
-  const std::vector<std::string> args = {tb_.addr, "-p", port_, "-d", tb_.device, "-x", tb_.gid,
-                                         "--timeout", "30", "--op", "write", "-s", "1M", "-q", "4",
-                                         "-n", "10", "--verify"};
+  const std::vector<std::string> args = {
+      tb_.addr, "-p",    port_, "-d", tb_.device, "-x", tb_.gid, "--timeout", "30",
+      "--op",   "write", "-s",  "1M", "-q",       "4",  "-n",    "10",        "--verify"};
   RunOutput r = client_with_memlock(args, "1024", "1024");
   if (iwarp()) {
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.err.find("invalid memlock '1024 KiB': this run registers 8404992 bytes"),
-              std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("soft 1048576 bytes (1M), hard 1048576 bytes (1M)"), std::string::npos) << r.err;
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("soft 1048576 bytes (1M), hard 1048576 bytes (1M)"), std::string::npos)
+        << r.err;
     EXPECT_NE(r.err.find("ulimit -l 8208"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("ENOMEM"), std::string::npos) << r.err;
   } else {
@@ -407,8 +434,8 @@ TEST_F(Engine, FixedIterationAccountingIsExact) {
   for (const std::string op : {"send", "write_imm", "write"}) {
     SCOPED_TRACE(op);
     if (!not_applicable("rc", op).empty()) continue;  // iWARP: no immediate data (TransportRules)
-    auto doc = expect_ok({"--op", op, "-s", "1,4K,64K", "-n", std::to_string(kIters), "--warmup",
-                          "0", "-Q", "100"});
+    auto doc = expect_ok(
+        {"--op", op, "-s", "1,4K,64K", "-n", std::to_string(kIters), "--warmup", "0", "-Q", "100"});
     ASSERT_EQ(doc["results"].size(), sizes.size());
     for (size_t i = 0; i < sizes.size(); ++i) {
       const auto& r = doc["results"][i];
@@ -499,7 +526,8 @@ TEST_F(Engine, InvalidCombinationsAreRefusedUpFront) {
     RunOutput r = run(full, 30);
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_NE(r.err.find("invalid " + b.names), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("connect"), std::string::npos) << "refused only after connecting: " << r.err;
+    EXPECT_EQ(r.err.find("connect"), std::string::npos)
+        << "refused only after connecting: " << r.err;
   }
 }
 

@@ -1,15 +1,15 @@
 // Faults on the testbed: a peer killed at each phase, silent or foreign peers, bad local
 // settings. The survivor must exit non-zero within a bounded time with a message naming the
 // phase and the cause — never hang — and a server must keep serving.
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -32,11 +32,13 @@ class Faults : public ::testing::Test {
   // With `merge_log`, the server's log (stderr) comes through line() too, after the ready line.
   std::unique_ptr<Background> server(std::string& port, std::vector<std::string> extra = {},
                                      bool merge_log = false) {
-    std::vector<std::string> a = {bin(), "server", "-d", dev_, "-x", gid_, "--bind", addr_, "-p", "0"};
+    std::vector<std::string> a = {bin(), "server", "-d",  dev_, "-x",
+                                  gid_,  "--bind", addr_, "-p", "0"};
     a.insert(a.end(), extra.begin(), extra.end());
     auto s = std::make_unique<Background>(a, merge_log);
     std::string line = s->line();
-    while (merge_log && line.rfind("RDMABENCH_SERVER_READY ", 0) != 0 && !line.empty()) line = s->line();
+    while (merge_log && line.rfind("RDMABENCH_SERVER_READY ", 0) != 0 && !line.empty())
+      line = s->line();
     const std::string tag = "RDMABENCH_SERVER_READY ";
     EXPECT_EQ(line.rfind(tag, 0), 0u) << line;
     if (line.rfind(tag, 0) == 0)
@@ -54,7 +56,8 @@ class Faults : public ::testing::Test {
   // the emulated testbed) far behind, so the kill lands in the intended phase; counting from the
   // hello, not from the client's start, keeps a slow client start-up (a sanitizer build on the
   // emulated CPU takes over 10 s) out of it.
-  void kill_server_during(std::vector<std::string> workload, double delay_s, const std::string& phase) {
+  void kill_server_during(std::vector<std::string> workload, double delay_s,
+                          const std::string& phase) {
     std::string port;
     auto srv = server(port, {}, true);
     auto args = client_args(port, workload);
@@ -103,7 +106,8 @@ class Faults : public ::testing::Test {
     EXPECT_TRUE(setup_phase) << "setup phase not named:\n" << out;
     const bool cause = out.find("closed the connection") != std::string::npos ||
                        out.find("lost the connection") != std::string::npos ||
-                       out.find("rdma_cm") != std::string::npos || out.find("REJECTED") != std::string::npos ||
+                       out.find("rdma_cm") != std::string::npos ||
+                       out.find("REJECTED") != std::string::npos ||
                        out.find("UNREACHABLE") != std::string::npos;
     EXPECT_TRUE(cause) << "cause not named:\n" << out;
   }
@@ -114,24 +118,29 @@ class Faults : public ::testing::Test {
 };
 
 TEST_F(Faults, ServerKilledDuringBwMeasurement) {
-  kill_server_during({"--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12, "measurement");
-}
-
-TEST_F(Faults, ServerKilledDuringSendBwMeasurement) {
-  kill_server_during({"--op", "send", "-s", "1K", "-D", "60", "--warmup-time", "0.2"}, 12, "measurement");
-}
-
-TEST_F(Faults, ServerKilledDuringWarmup) {
-  kill_server_during({"--op", "write", "-s", "4K", "-D", "5", "--warmup-time", "60"}, 12, "warm-up");
-}
-
-TEST_F(Faults, ServerKilledDuringLatMeasurement) {
-  kill_server_during({"--op", "send", "--mode", "lat", "-s", "64", "-D", "60", "--warmup-time", "0.2"}, 12,
+  kill_server_during({"--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12,
                      "measurement");
 }
 
+TEST_F(Faults, ServerKilledDuringSendBwMeasurement) {
+  kill_server_during({"--op", "send", "-s", "1K", "-D", "60", "--warmup-time", "0.2"}, 12,
+                     "measurement");
+}
+
+TEST_F(Faults, ServerKilledDuringWarmup) {
+  kill_server_during({"--op", "write", "-s", "4K", "-D", "5", "--warmup-time", "60"}, 12,
+                     "warm-up");
+}
+
+TEST_F(Faults, ServerKilledDuringLatMeasurement) {
+  kill_server_during(
+      {"--op", "send", "--mode", "lat", "-s", "64", "-D", "60", "--warmup-time", "0.2"}, 12,
+      "measurement");
+}
+
 TEST_F(Faults, ServerKilledDuringRdmaCmMeasurement) {
-  kill_server_during({"-R", "--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12, "measurement");
+  kill_server_during({"-R", "--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12,
+                     "measurement");
 }
 
 // The server is killed the moment it has read the client's hello, i.e. while the client sets up
@@ -165,7 +174,8 @@ TEST_F(Faults, ClientKilledServerKeepsServing) {
   std::string port;
   auto srv = server(port);
   {
-    Background cli(client_args(port, {"--op", "send", "-s", "1K", "-D", "30", "--warmup-time", "0.5"}), true);
+    Background cli(
+        client_args(port, {"--op", "send", "-s", "1K", "-D", "30", "--warmup-time", "0.5"}), true);
     std::this_thread::sleep_for(std::chrono::seconds(4));
     cli.kill_now(SIGKILL);
   }
@@ -179,7 +189,8 @@ TEST_F(Faults, ClientKilledServerKeepsServing) {
   }
   EXPECT_EQ(now, baseline);
   // The server noticed, logged, and serves the next client.
-  RunOutput ok = run(client_args(port, {"--op", "write", "-s", "1K", "-n", "200", "--verify"}), 120);
+  RunOutput ok =
+      run(client_args(port, {"--op", "write", "-s", "1K", "-n", "200", "--verify"}), 120);
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
 }
 
@@ -193,9 +204,9 @@ TEST_F(Faults, SilentServerTimesOut) {
   ASSERT_EQ(::listen(fd, 4), 0);
   socklen_t len = sizeof sin;
   getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &len);
-  RunOutput r = run({bin(), "client", "127.0.0.1", "-p", std::to_string(ntohs(sin.sin_port)),
-                     "--timeout", "1"},
-                    120);
+  RunOutput r = run(
+      {bin(), "client", "127.0.0.1", "-p", std::to_string(ntohs(sin.sin_port)), "--timeout", "1"},
+      120);
   ::close(fd);
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("timed out waiting for 'accept'"), std::string::npos) << r.err;
@@ -240,7 +251,8 @@ TEST_F(Faults, ServerBindsToTheDeviceAddressByDefault) {
   EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0)
       << "the server is reachable on 127.0.0.1 although it should listen on " << addr_ << " only";
   ::close(fd);
-  RunOutput ok = run(client_args(std::to_string(port), {"--op", "write", "-s", "64", "-n", "100"}), 120);
+  RunOutput ok =
+      run(client_args(std::to_string(port), {"--op", "write", "-s", "64", "-n", "100"}), 120);
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
 }
 

@@ -49,8 +49,8 @@ class Knobs : public ::testing::Test {
   RunOutput client(const std::vector<std::string>& args, json* doc) {
     const std::string path = ::testing::TempDir() + "rb-knobs-" + std::to_string(::getpid()) + "-" +
                              std::to_string(counter_++) + ".json";
-    std::vector<std::string> full = {bin(), "client", addr(), "-p", port_, "-d", dev(), "-x",
-                                     gid(), "--json", path, "--timeout", "30"};
+    std::vector<std::string> full = {bin(), "client", addr(),   "-p", port_,       "-d", dev(),
+                                     "-x",  gid(),    "--json", path, "--timeout", "30"};
     full.insert(full.end(), args.begin(), args.end());
     RunOutput r = run(full, 300);
     const std::string text = slurp(path);
@@ -88,7 +88,8 @@ class Knobs : public ::testing::Test {
   void refused(const std::vector<std::string>& args, const std::vector<std::string>& fragments) {
     RunOutput r = client(args, nullptr);
     EXPECT_NE(r.status, 0) << r.out;
-    for (const auto& f : fragments) EXPECT_NE(r.err.find(f), std::string::npos) << f << " in:\n" << r.err;
+    for (const auto& f : fragments)
+      EXPECT_NE(r.err.find(f), std::string::npos) << f << " in:\n" << r.err;
   }
 
   static inline std::unique_ptr<Background> server_;
@@ -117,8 +118,10 @@ TEST_F(Knobs, PostListChainsSendsAndReceives) {
 }
 
 TEST_F(Knobs, PostListShorterLastList) {
-  // 50 warm-up + 500 measured writes in lists of 16: 4 + 32 calls (each phase's last list is short).
-  json d = ok({"--op", "write", "-s", "256", "-n", "500", "--warmup", "50", "-l", "16", "--verify"});
+  // 50 warm-up + 500 measured writes in lists of 16: 4 + 32 calls (each phase's last list is
+  // short).
+  json d =
+      ok({"--op", "write", "-s", "256", "-n", "500", "--warmup", "50", "-l", "16", "--verify"});
   EXPECT_EQ(u(d["results"][0]["send_post_calls"]), 36u);
   EXPECT_EQ(u(d["results"][0]["sent_messages"]), 550u);
 }
@@ -142,7 +145,8 @@ TEST_F(Knobs, SgeSplitsEveryMessageOnBothSides) {
       EXPECT_GE(a["max_recv_sge"].get<int>(), 5) << side << a.dump();
     }
     if (op == "send") {
-      EXPECT_EQ(d["results"][1]["received_bytes"], 4096 * d["results"][1]["received_messages"].get<uint64_t>());
+      EXPECT_EQ(d["results"][1]["received_bytes"],
+                4096 * d["results"][1]["received_messages"].get<uint64_t>());
     }
   }
   json ud = ok({"--op", "send", "-c", "ud", "-s", "512", "-n", "200", "--sge", "3", "--verify"});
@@ -220,7 +224,8 @@ TEST_F(Knobs, OpenLoopRefusals) {
 // ---- many QPs ---------------------------------------------------------------------------------
 
 TEST_F(Knobs, HundredsOfQpsConnectAndAllComplete) {
-  json d = ok({"--op", "write", "-s", "64", "-n", "20", "-q", "256", "-t", "8", "-r", "8", "--verify"});
+  json d =
+      ok({"--op", "write", "-s", "64", "-n", "20", "-q", "256", "-t", "8", "-r", "8", "--verify"});
   EXPECT_EQ(u(d["results"][0]["ops"]), 20u * 256);
   for (const char* side : {"client", "server"}) {
     const json& s = d["setup"][side];
@@ -228,7 +233,8 @@ TEST_F(Knobs, HundredsOfQpsConnectAndAllComplete) {
     EXPECT_EQ(s["cqs"], 1) << side;
     EXPECT_EQ(s["mrs"], 256) << side;
     EXPECT_GT(s["per_qp_ms"].get<double>(), 0.0) << side;
-    EXPECT_GE(s["qp_verbs_ms"]["max"].get<double>(), s["qp_verbs_ms"]["mean"].get<double>()) << side;
+    EXPECT_GE(s["qp_verbs_ms"]["max"].get<double>(), s["qp_verbs_ms"]["mean"].get<double>())
+        << side;
   }
 }
 
@@ -245,8 +251,8 @@ TEST_F(Knobs, CqPerQp) {
 // ---- memory placement -------------------------------------------------------------------------
 
 TEST_F(Knobs, SharedMrAndAlignment) {
-  json d = ok({"--op", "write", "-s", "4K", "-n", "200", "-q", "4", "--mr", "shared", "--align", "64",
-               "--verify"});
+  json d = ok({"--op", "write", "-s", "4K", "-n", "200", "-q", "4", "--mr", "shared", "--align",
+               "64", "--verify"});
   for (const char* side : {"client", "server"}) {
     const json& m = d["setup"][side]["memory"];
     EXPECT_EQ(m["mr"], "shared") << side;

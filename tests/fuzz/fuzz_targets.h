@@ -54,8 +54,9 @@ bool expect_only_rdmabench_errors(F&& f) {
 // (op, qp, mode, size, iters, duration, warmup, warmup-time, tx-depth, rx-depth, inline,
 // signal-every, cq, threads, qps, cpus, mtu, timeout, and the engine knobs post-list, sge,
 // max-rd-atomic, latency-gap, rate, align, mr, numa); a bare flag name (all, bidir, events,
-// srq, rdma-cm, verify, cq-per-qp, hugepages) sets that flag; anything else is ignored. build_workload() runs on the
-// result; the whole input also goes, as one string, through the size and number parsers.
+// srq, rdma-cm, verify, cq-per-qp, hugepages) sets that flag; anything else is ignored.
+// build_workload() runs on the result; the whole input also goes, as one string, through the size
+// and number parsers.
 inline std::optional<std::string>* options_field(WorkloadArgs& a, std::string_view key) {
   if (key == "op") return &a.op;
   if (key == "qp") return &a.qp;
@@ -103,7 +104,8 @@ inline WorkloadArgs split_options(std::string_view input) {
   size_t start = 0;
   while (start <= input.size()) {
     size_t nl = input.find('\n', start);
-    std::string_view line = input.substr(start, nl == std::string_view::npos ? input.npos : nl - start);
+    std::string_view line =
+        input.substr(start, nl == std::string_view::npos ? input.npos : nl - start);
     if (size_t eq = line.find('='); eq != std::string_view::npos) {
       if (auto* f = options_field(args, line.substr(0, eq))) *f = std::string(line.substr(eq + 1));
     } else if (bool* b = options_flag(args, line)) {
@@ -125,7 +127,8 @@ inline int run_options(std::string_view input) {
     validate(w);
     nlohmann::json j = w;
     const Workload back = workload_from_json(j, "/workload");
-    check(nlohmann::json(back).dump() == j.dump(), "workload -> JSON -> workload changed it", j.dump());
+    check(nlohmann::json(back).dump() == j.dump(), "workload -> JSON -> workload changed it",
+          j.dump());
   });
   expect_only_rdmabench_errors([&] {
     const std::vector<uint64_t> sizes = parse_size_list(text, "size");
@@ -158,7 +161,8 @@ inline int run_workload_json(std::string_view input) {
     const Workload w = workload_from_json(j, "/workload");
     nlohmann::json out = w;
     const Workload back = workload_from_json(out, "/workload");
-    check(nlohmann::json(back).dump() == out.dump(), "workload JSON round trip changed it", out.dump());
+    check(nlohmann::json(back).dump() == out.dump(), "workload JSON round trip changed it",
+          out.dump());
   });
 
   accepted += expect_only_rdmabench_errors([&] {
@@ -167,7 +171,8 @@ inline int run_workload_json(std::string_view input) {
     // which the document spells null, is unequal to itself.)
     nlohmann::json out = r;
     const RunResult back = run_result_from_json(out);
-    check(nlohmann::json(back).dump() == out.dump(), "result JSON round trip changed it", out.dump());
+    check(nlohmann::json(back).dump() == out.dump(), "result JSON round trip changed it",
+          out.dump());
   });
 
   accepted += expect_only_rdmabench_errors([&] {
@@ -175,7 +180,9 @@ inline int run_workload_json(std::string_view input) {
     // Expand only when the number of points is small (a fuzzer easily writes a matrix of
     // millions of points, which is a large campaign rather than a bug).
     size_t points = c.repetitions;
-    auto times = [&](size_t n) { points = n != 0 && points > SIZE_MAX / n ? SIZE_MAX : points * n; };
+    auto times = [&](size_t n) {
+      points = n != 0 && points > SIZE_MAX / n ? SIZE_MAX : points * n;
+    };
     times(c.pairs.size());
     times(c.combinations());  // the matrix's combinations, or the runs a search drew
     if (points > 2000) return;
@@ -195,13 +202,14 @@ inline int run_workload_json(std::string_view input) {
 // header, the rest the payload; a decoded message with a "side" member goes through
 // side_info_from_json (as an "endpoints" message does), one with a "workload" through
 // workload_from_json (as a "hello" does); hello, accept, start, finish, sent and result messages
-// also go through their readers in workloads/session_messages.h. Returns 1 when the payload and its members were
-// accepted, else 0 (the header is checked on its own: a fuzzer rarely writes the right length).
+// also go through their readers in workloads/session_messages.h. Returns 1 when the payload and its
+// members were accepted, else 0 (the header is checked on its own: a fuzzer rarely writes the right
+// length).
 inline int run_oob(std::span<const uint8_t> input) {
   if (input.size() < kFrameHeaderBytes) return 0;
   expect_only_rdmabench_errors([&] {
-    const uint32_t len =
-        decode_frame_header(std::span<const uint8_t, kFrameHeaderBytes>(input.data(), kFrameHeaderBytes));
+    const uint32_t len = decode_frame_header(
+        std::span<const uint8_t, kFrameHeaderBytes>(input.data(), kFrameHeaderBytes));
     check(len >= 1 && len <= kMaxMessageBytes, "decode_frame_header accepted a bad length");
   });
   const bool accepted = expect_only_rdmabench_errors([&] {
@@ -212,7 +220,8 @@ inline int run_oob(std::span<const uint8_t> input) {
       const SideInfo s = side_info_from_json(*it);
       nlohmann::json out = s;
       const SideInfo back = side_info_from_json(out);
-      check(nlohmann::json(back).dump() == out.dump(), "side info JSON round trip changed it", out.dump());
+      check(nlohmann::json(back).dump() == out.dump(), "side info JSON round trip changed it",
+            out.dump());
     }
     if (auto it = msg.find("workload"); it != msg.end()) workload_from_json(*it, "/workload");
     // The session's readers, by message type, as the client and the server call them.
@@ -222,7 +231,8 @@ inline int run_oob(std::span<const uint8_t> input) {
       for (bool cm : {false, true}) expect_only_rdmabench_errors([&] { parse_accept(msg, cm); });
     if (type == "start") expect_only_rdmabench_errors([&] { parse_start(msg); });
     if (type == "finish" || type == "sent") {
-      for (uint32_t threads : {1U, 2U, 4U}) expect_only_rdmabench_errors([&] { parse_posted(msg, threads); });
+      for (uint32_t threads : {1U, 2U, 4U})
+        expect_only_rdmabench_errors([&] { parse_posted(msg, threads); });
     }
     if (type == "result") {
       for (bool verify : {false, true})

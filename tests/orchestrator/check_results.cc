@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
     } catch (const std::exception& ex) {
       problem(e.path().string() + ": invalid result document: " + ex.what());
     }
-    if (!j.contains("point") || !j["point"].is_object() || j["point"].value("point_id", "") != e.path().stem().string())
+    if (!j.contains("point") || !j["point"].is_object() ||
+        j["point"].value("point_id", "") != e.path().stem().string())
       problem(e.path().string() + ": missing or wrong \"point\" object");
     else
       for (const char* k : {"campaign", "repetition", "host_pair", "matrix"})
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
   for (const auto& [id, e] : index) {
     if (e.status == "ok") {
       ++ok;
-      if (!fs::exists(dir / (id + ".json"))) problem(id + ": index says ok but there is no " + id + ".json");
+      if (!fs::exists(dir / (id + ".json")))
+        problem(id + ": index says ok but there is no " + id + ".json");
     } else if (e.status == "failed") {
       ++failed;
       if (e.error.empty()) problem(id + ": failed without an error text");
@@ -85,11 +87,12 @@ int main(int argc, char** argv) {
       std::stringstream ss;
       ss << in.rdbuf();
       nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
-      if (j.is_discarded() || !j.contains("kernel") || !j.contains("rdma_core") || !j.contains("devices"))
+      if (j.is_discarded() || !j.contains("kernel") || !j.contains("rdma_core") ||
+          !j.contains("devices"))
         problem(e.path().string() + ": not a host environment document");
     }
   if (envs == 0) problem("no env/*.json");
-  std::cout << "ok=" << ok << " failed=" << failed << " skipped=" << skipped << " results=" << results
-            << " lines=" << lines << " envs=" << envs << std::endl;
+  std::cout << "ok=" << ok << " failed=" << failed << " skipped=" << skipped
+            << " results=" << results << " lines=" << lines << " envs=" << envs << std::endl;
   return problems == 0 ? 0 : 1;
 }

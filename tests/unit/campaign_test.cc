@@ -2,6 +2,8 @@
 // combinations skipped with the client's reason), stable point ids, JSON-path errors for
 // malformed campaigns, shell quoting of hostile values (round trips through /bin/sh), the remote
 // job wrapper, and --resume selection from an index.
+#include "orchestrator/campaign.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "harness/error.h"
-#include "orchestrator/campaign.h"
 #include "orchestrator/launcher.h"
 #include "orchestrator/point_id.h"
 #include "orchestrator/process.h"
@@ -66,7 +67,8 @@ TEST(CampaignExpand, ProductOfAxesTimesPairsTimesRepetitions) {
   }
   EXPECT_EQ(ids.size(), x.points.size()) << "point ids must be unique";
   // Scalars apply to every point; the last axis varies fastest; pairs innermost.
-  EXPECT_EQ(x.points[0].values, json::parse(R"({"op":"write","qp":"rc","sizes":[64],"iterations":100})"));
+  EXPECT_EQ(x.points[0].values,
+            json::parse(R"({"op":"write","qp":"rc","sizes":[64],"iterations":100})"));
   EXPECT_EQ(x.points[0].pair, 0u);
   EXPECT_EQ(x.points[1].pair, 1u);
   EXPECT_EQ(x.points[2].values["sizes"], json::parse("[4096]"));
@@ -80,12 +82,14 @@ TEST(CampaignExpand, InvalidCombinationsAreSkippedWithTheClientsReason) {
   for (const auto& p : x.points) {
     if (!p.skipped()) continue;
     ++skipped;
-    reasons[p.values["op"].get<std::string>() + "/" + p.values["qp"].get<std::string>()] = p.skip_reason;
+    reasons[p.values["op"].get<std::string>() + "/" + p.values["qp"].get<std::string>()] =
+        p.skip_reason;
   }
   // read on UC and UD, write on UD: 3 of 9 op x qp, times sizes, pairs, repetitions.
   EXPECT_EQ(skipped, 3u * 2u * 2u * 2u);
   ASSERT_EQ(reasons.size(), 3u);
-  EXPECT_NE(reasons["read/uc"].find("UC QPs support send, send_imm, write and write_imm only"), std::string::npos)
+  EXPECT_NE(reasons["read/uc"].find("UC QPs support send, send_imm, write and write_imm only"),
+            std::string::npos)
       << reasons["read/uc"];
   EXPECT_NE(reasons["read/ud"].find("UD QPs support send and send_imm only"), std::string::npos);
   EXPECT_NE(reasons["write/ud"].find("invalid op 'write'"), std::string::npos);
@@ -100,7 +104,8 @@ TEST(CampaignExpand, DefaultsFollowTheClient) {
   // ... but an explicit size other than 8 is refused with the client's message.
   j["matrix"]["sizes"] = 64;
   x = expand(parse(j));
-  for (const auto& p : x.points) EXPECT_NE(p.skip_reason.find("exactly 8 bytes"), std::string::npos);
+  for (const auto& p : x.points)
+    EXPECT_NE(p.skip_reason.find("exactly 8 bytes"), std::string::npos);
 }
 
 TEST(CampaignExpand, Excludes) {
@@ -148,9 +153,10 @@ TEST(CampaignExpand, WorkloadOptionsMatchTheValues) {
   json values = json::parse(R"({"op": "send", "qp": "ud", "mode": "lat", "sizes": [64, 1024],
       "iterations": 50, "cq": "event", "connect": "tcp", "verify": true, "bidir": false,
       "duration_s": 0, "inline_size": -1, "timeout_s": 2.5, "cpus": [1, 0]})");
-  std::vector<std::string> expect = {"--op", "send", "--qp", "ud", "--mode", "lat", "--size", "64,1024",
-                                     "--iters", "50", "--cq", "event", "--cpus", "1,0",
-                                     "--connect", "tcp", "--verify", "--timeout", "2.5"};
+  std::vector<std::string> expect = {"--op", "send",     "--qp",      "ud",      "--mode",
+                                     "lat",  "--size",   "64,1024",   "--iters", "50",
+                                     "--cq", "event",    "--cpus",    "1,0",     "--connect",
+                                     "tcp",  "--verify", "--timeout", "2.5"};
   EXPECT_EQ(client_options(values), expect);
   Workload w = build_workload(workload_args(values));
   EXPECT_EQ(w.op, Op::kSend);
@@ -162,7 +168,8 @@ TEST(CampaignExpand, WorkloadOptionsMatchTheValues) {
   EXPECT_EQ(w.cpus, (std::vector<int>{1, 0}));
   EXPECT_DOUBLE_EQ(w.timeout_s, 2.5);
   EXPECT_EQ(w.connect, ConnectMethod::kTcp);
-  EXPECT_EQ(client_options(json::parse(R"({"connect": "rdma_cm"})")), std::vector<std::string>{"--rdma-cm"});
+  EXPECT_EQ(client_options(json::parse(R"({"connect": "rdma_cm"})")),
+            std::vector<std::string>{"--rdma-cm"});
   EXPECT_EQ(client_options(json::parse(R"({"connect": "auto"})")), std::vector<std::string>{});
   EXPECT_EQ(build_workload(workload_args(json::parse(R"({"connect": "auto"})"))).connect,
             ConnectMethod::kAuto);
@@ -172,8 +179,9 @@ TEST(CampaignParse, HostsAndDefaults) {
   Campaign c = parse(base_campaign());
   ASSERT_EQ(c.pairs.size(), 2u);
   EXPECT_TRUE(c.pairs[0].server.is_local());
-  EXPECT_EQ(c.pairs[0].server.rdmabench, "/usr/bin/rdmabench-self");  // local default: this rdmabench
-  EXPECT_EQ(c.pairs[1].server.rdmabench, "rdmabench");                 // ssh default: PATH
+  EXPECT_EQ(c.pairs[0].server.rdmabench,
+            "/usr/bin/rdmabench-self");                 // local default: this rdmabench
+  EXPECT_EQ(c.pairs[1].server.rdmabench, "rdmabench");  // ssh default: PATH
   EXPECT_EQ(c.pairs[1].server.device, "rxe0");
   EXPECT_EQ(c.pairs[1].server.gid_index, 1);
   EXPECT_FALSE(c.pairs[1].client.gid_index.has_value());
@@ -216,7 +224,8 @@ TEST(PointId, StableAndReadable) {
   for (const auto& p : xa.points) EXPECT_TRUE(std::regex_match(p.id, safe)) << p.id;
   EXPECT_TRUE(std::regex_match(point_id(v1, "../../etc/passwd; rm -rf /", 1), safe));
   EXPECT_EQ(point_id(json::object(), "p", 1).substr(0, 17), "write-rc-bw-64K-p");
-  EXPECT_EQ(point_id(json::parse(R"({"op":"fetch_add"})"), "p", 1).substr(0, 20), "fetch_add-rc-bw-8-p-");
+  EXPECT_EQ(point_id(json::parse(R"({"op":"fetch_add"})"), "p", 1).substr(0, 20),
+            "fetch_add-rc-bw-8-p-");
 }
 
 // ---- malformed campaigns ------------------------------------------------------------------------
@@ -305,7 +314,8 @@ TEST(CampaignParse, ErrorsNameTheJsonPath) {
   expect_error(j, "/name");
   j = base_campaign();
   j["token"] = "two\nlines";
-  EXPECT_EQ(expect_error(j, "/token").find("two"), std::string::npos) << "the token is never printed";
+  EXPECT_EQ(expect_error(j, "/token").find("two"), std::string::npos)
+      << "the token is never printed";
 }
 
 TEST(CampaignParse, FileErrorsNameTheFile) {
@@ -320,11 +330,39 @@ TEST(CampaignParse, FileErrorsNameTheFile) {
 // ---- shell quoting ----------------------------------------------------------------------------
 
 const std::vector<std::string>& hostile() {
-  static const std::vector<std::string> v = {
-      "plain", "with space", "it's", "'", "''", "\"double\"", "$(touch /tmp/rb-pwned)",
-      "`id`", "a;b", "x && y || z", "new\nline", "tab\there", "back\\slash", "$HOME", "${PATH}",
-      "*", "?", "[a]", "~", "#comment", "-n", "--", "", " leading", "trailing ", "!bang",
-      "%s%n", "<in >out 2>&1", "|pipe", "\x01\x7f", "ünïcödé", "=x", "a=b"};
+  static const std::vector<std::string> v = {"plain",
+                                             "with space",
+                                             "it's",
+                                             "'",
+                                             "''",
+                                             "\"double\"",
+                                             "$(touch /tmp/rb-pwned)",
+                                             "`id`",
+                                             "a;b",
+                                             "x && y || z",
+                                             "new\nline",
+                                             "tab\there",
+                                             "back\\slash",
+                                             "$HOME",
+                                             "${PATH}",
+                                             "*",
+                                             "?",
+                                             "[a]",
+                                             "~",
+                                             "#comment",
+                                             "-n",
+                                             "--",
+                                             "",
+                                             " leading",
+                                             "trailing ",
+                                             "!bang",
+                                             "%s%n",
+                                             "<in >out 2>&1",
+                                             "|pipe",
+                                             "\x01\x7f",
+                                             "ünïcödé",
+                                             "=x",
+                                             "a=b"};
   return v;
 }
 
@@ -387,7 +425,8 @@ TEST(RemoteJob, WrapperPassesArgumentsTokenAndGroup) {
   size_t semi = rest.find(';');
   ASSERT_NE(semi, std::string::npos) << rest;
   EXPECT_EQ(rest.substr(0, semi), rest.substr(semi + 1));
-  EXPECT_NE(r.err.find("RDMABENCH_PGID " + rest.substr(semi + 1) + "\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("RDMABENCH_PGID " + rest.substr(semi + 1) + "\n"), std::string::npos)
+      << r.err;
 }
 
 TEST(RemoteJob, EndOfFileOnStdinStopsTheJob) {
@@ -397,7 +436,8 @@ TEST(RemoteJob, EndOfFileOnStdinStopsTheJob) {
   o.pipe_stdin = true;
   auto c = Child::spawn(o);
   c->write_stdin("token\n");
-  for (int i = 0; i < 100 && c->err().find("RDMABENCH_PGID") == std::string::npos; ++i) pump({c.get()}, 100);
+  for (int i = 0; i < 100 && c->err().find("RDMABENCH_PGID") == std::string::npos; ++i)
+    pump({c.get()}, 100);
   ASSERT_NE(c->err().find("RDMABENCH_PGID"), std::string::npos) << c->err();
   pump({c.get()}, 300);
   EXPECT_TRUE(c->running());
@@ -412,14 +452,22 @@ TEST(RemoteJob, EndOfFileOnStdinStopsTheJob) {
 
 TEST(Resume, SelectionFromTheIndex) {
   const std::string text =
-      R"({"point_id":"a","status":"ok","duration_s":1.5,"error":null})" "\n"
-      R"({"point_id":"b","status":"failed","duration_s":2,"error":"boom"})" "\n"
-      R"({"point_id":"c","status":"ok","duration_s":1,"error":null})" "\n"
-      R"({"point_id":"c","status":"failed","duration_s":1,"error":"later failure"})" "\n"
-      R"({"point_id":"d","status":"failed","duration_s":1,"error":"x"})" "\n"
-      R"({"point_id":"d","status":"ok","duration_s":1,"error":null})" "\n"
-      R"({"point_id":"e","status":"skipped","duration_s":0,"error":"invalid"})" "\n"
-      R"({"point_id":"f","status":"ok","duration_s":1,"error":null})" "\n"
+      R"({"point_id":"a","status":"ok","duration_s":1.5,"error":null})"
+      "\n"
+      R"({"point_id":"b","status":"failed","duration_s":2,"error":"boom"})"
+      "\n"
+      R"({"point_id":"c","status":"ok","duration_s":1,"error":null})"
+      "\n"
+      R"({"point_id":"c","status":"failed","duration_s":1,"error":"later failure"})"
+      "\n"
+      R"({"point_id":"d","status":"failed","duration_s":1,"error":"x"})"
+      "\n"
+      R"({"point_id":"d","status":"ok","duration_s":1,"error":null})"
+      "\n"
+      R"({"point_id":"e","status":"skipped","duration_s":0,"error":"invalid"})"
+      "\n"
+      R"({"point_id":"f","status":"ok","duration_s":1,"error":null})"
+      "\n"
       R"({"point_id":"g","status":"ok","dura)";  // cut short by a crash
   size_t bad = 0;
   auto index = parse_index(text, &bad);

@@ -1,5 +1,7 @@
 // rdmabench compare: the change-detection rule (pure functions) and the comparison of the
 // committed result fixtures with copies in which a regression is planted by the test itself.
+#include "report/compare.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 
 #include "harness/error.h"
 #include "report/change_detection.h"
-#include "report/compare.h"
 #include "report/comparison.h"
 #include "report/results_set.h"
 #include "tests/unit/report_test_util.h"
@@ -96,9 +97,11 @@ TEST(ChangeDetection, TouchingBandsOverlap) {
 
 TEST(ChangeDetection, ThresholdDecidesBetweenChangedAndRegression) {
   ChangeRule rule{20, 0};
-  EXPECT_EQ(judge_change({10.0, 10.1}, {8.5, 8.6}, kHigherIsBetter, rule).verdict, Verdict::kChanged);
+  EXPECT_EQ(judge_change({10.0, 10.1}, {8.5, 8.6}, kHigherIsBetter, rule).verdict,
+            Verdict::kChanged);
   rule.threshold_pct = 10;
-  EXPECT_EQ(judge_change({10.0, 10.1}, {8.5, 8.6}, kHigherIsBetter, rule).verdict, Verdict::kRegression);
+  EXPECT_EQ(judge_change({10.0, 10.1}, {8.5, 8.6}, kHigherIsBetter, rule).verdict,
+            Verdict::kRegression);
 }
 
 TEST(ChangeDetection, ZeroBaselineAndEmptyInput) {
@@ -114,7 +117,8 @@ TEST(ChangeDetection, ZeroBaselineAndEmptyInput) {
 
 TEST(ChangeDetection, MetricNames) {
   EXPECT_EQ(parse_metrics({}), default_metrics());
-  EXPECT_EQ(parse_metrics({"p99.9,gbps", "gbps"}), (std::vector<Metric>{Metric::kP999, Metric::kGbps}));
+  EXPECT_EQ(parse_metrics({"p99.9,gbps", "gbps"}),
+            (std::vector<Metric>{Metric::kP999, Metric::kGbps}));
   try {
     parse_metrics({"gbps,latency"});
     FAIL() << "expected ConfigError";
@@ -234,9 +238,12 @@ TEST(Compare, LatencyIncreaseIsARegressionAndDecreaseAnImprovement) {
   // A single repetition each (lat/write.json): the noise floor applies.
   fs::create_directories(dir.path() / "a");
   fs::copy_file(results_fixture("lat/write.json"), dir.path() / "a/write.json");
-  plant((dir.path() / "a").string(), dir.path() / "slow", 8, [](json& s) { scale_latency(s, 1.5); });
-  plant((dir.path() / "a").string(), dir.path() / "fast", 8, [](json& s) { scale_latency(s, 0.5); });
-  plant((dir.path() / "a").string(), dir.path() / "same", 0, [](json& s) { scale_latency(s, 1.01); });
+  plant((dir.path() / "a").string(), dir.path() / "slow", 8,
+        [](json& s) { scale_latency(s, 1.5); });
+  plant((dir.path() / "a").string(), dir.path() / "fast", 8,
+        [](json& s) { scale_latency(s, 0.5); });
+  plant((dir.path() / "a").string(), dir.path() / "same", 0,
+        [](json& s) { scale_latency(s, 1.01); });
   auto a = load((dir.path() / "a").string());
   const auto metrics = parse_metrics({"p50,p99,p99.9,gbps"});
 
@@ -291,8 +298,9 @@ TEST(Compare, FailedSizesAreNotComparedButListed) {
 
 TEST(Compare, HostPairIsPartOfTheIdentity) {
   TempDir dir;
-  copy_docs(results_fixture("repeat"), dir.path() / "b",
-            [](json& doc) { doc["point"] = {{"host_pair", "elsewhere"}, {"point_id", "x"}}; });
+  copy_docs(results_fixture("repeat"), dir.path() / "b", [](json& doc) {
+    doc["point"] = {{"host_pair", "elsewhere"}, {"point_id", "x"}};
+  });
   CompareOptions opt;
   opt.a = results_fixture("repeat");
   opt.b = (dir.path() / "b").string();
@@ -301,7 +309,8 @@ TEST(Compare, HostPairIsPartOfTheIdentity) {
     run_compare(opt, out, notes);
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("none of the 22 workload sizes matches"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("none of the 22 workload sizes matches"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -348,7 +357,8 @@ TEST(CompareErrors, BadInputIsAConfigError) {
   };
   EXPECT_THROW(run(results_fixture("repeat"), empty.str()), ConfigError);
   EXPECT_THROW(run(results_fixture("repeat"), results_fixture("no/such/folder")), ConfigError);
-  EXPECT_THROW(run(results_fixture("foreign/devices.json"), results_fixture("repeat")), ConfigError);
+  EXPECT_THROW(run(results_fixture("foreign/devices.json"), results_fixture("repeat")),
+               ConfigError);
   // Bandwidth against latency runs: nothing in common.
   EXPECT_THROW(run(results_fixture("bw"), results_fixture("lat")), ConfigError);
   CompareOptions opt;

@@ -69,7 +69,8 @@ TEST(FuzzRegression, Options) {
 }
 
 TEST(FuzzRegression, WorkloadJson) {
-  replay("fuzz_workload_json", [](const std::string& d) { return rdmabench::fuzz::run_workload_json(d); });
+  replay("fuzz_workload_json",
+         [](const std::string& d) { return rdmabench::fuzz::run_workload_json(d); });
 }
 
 TEST(FuzzRegression, Oob) {

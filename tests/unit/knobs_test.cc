@@ -16,10 +16,10 @@
 #include "harness/host_memory.h"
 #include "harness/numa.h"
 #include "orchestrator/workload_fields.h"
+#include "tests/unit/test_util.h"
 #include "workloads/result.h"
 #include "workloads/workload.h"
 #include "workloads/workload_options.h"
-#include "tests/unit/test_util.h"
 
 namespace rdmabench {
 namespace {
@@ -454,7 +454,8 @@ TEST(KnobsOptionsTest, CampaignFieldsBecomeClientOptions) {
   ConfigError e = refusal([] { canonical_field_value("rate", -5, "/matrix/rate"); });
   EXPECT_EQ(e.field(), "/matrix/rate");
   EXPECT_EQ(e.allowed().find("seconds"), std::string::npos) << e.allowed();
-  EXPECT_EQ(refusal([] { canonical_field_value("numa", "far", "/matrix/numa"); }).field(), "/matrix/numa");
+  EXPECT_EQ(refusal([] { canonical_field_value("numa", "far", "/matrix/numa"); }).field(),
+            "/matrix/numa");
 }
 
 // ---- host helpers -----------------------------------------------------------------------------
@@ -518,8 +519,9 @@ TEST(NumaTest, DeviceNodeFromSysfsOrItsParentNetdev) {
 
 TEST(HostMemoryTest, HugePageInfoAndAdvice) {
   TempDir t;
-  t.put("meminfo", "MemTotal: 100 kB\nHugePages_Total:       4\nHugePages_Free:        3\n"
-                   "Hugepagesize:       2048 kB\n");
+  t.put("meminfo",
+        "MemTotal: 100 kB\nHugePages_Total:       4\nHugePages_Free:        3\n"
+        "Hugepagesize:       2048 kB\n");
   HugePageInfo h = huge_page_info(t.str() + "/meminfo");
   EXPECT_EQ(h.page_bytes, 2048u * 1024);
   EXPECT_EQ(h.total, 4u);

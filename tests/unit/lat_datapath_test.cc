@@ -4,6 +4,8 @@
 // completions before it returns, so that none is counted in the next message size (whose
 // counters start from zero): a stale one made completed > posted and the send-queue room check
 // spin forever (seen on the testbed as a write-latency stall at the second size).
+#include "workloads/lat_datapath.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 
 #include "harness/clock.h"
 #include "harness/histogram.h"
-#include "workloads/lat_datapath.h"
 #include "workloads/worker_context.h"
 
 namespace rdmabench {
@@ -119,9 +120,10 @@ TEST(LatDatapath, PongReapsItsSendCompletionsBeforeReturning) {
     EXPECT_EQ(rig.ctx.qps[0].completed, rig.ctx.qps[0].posted);
     EXPECT_TRUE(LateSendVerbs::held.empty());
     // The last post's echoed receive belongs to no ping: drop it before the next size.
-    LateSendVerbs::ready.erase(std::remove_if(LateSendVerbs::ready.begin(), LateSendVerbs::ready.end(),
-                                              [](const ibv_wc& c) { return c.opcode == IBV_WC_RECV; }),
-                               LateSendVerbs::ready.end());
+    LateSendVerbs::ready.erase(
+        std::remove_if(LateSendVerbs::ready.begin(), LateSendVerbs::ready.end(),
+                       [](const ibv_wc& c) { return c.opcode == IBV_WC_RECV; }),
+        LateSendVerbs::ready.end());
     EXPECT_TRUE(LateSendVerbs::ready.empty());
   }
 }
@@ -158,7 +160,10 @@ TEST(LatDatapath, PongRepostsTheReceiveAfterTheReplyWhenASpareIsPosted) {
     EXPECT_EQ(st.ops, 3u);
     // Three pings answered. The fake echoes a receive for every post, so the last reply also
     // "delivers" a fourth message, reaped while the phase drains its send completion.
-    EXPECT_EQ(LateSendVerbs::events, defer ? "srsrsr" "r" : "rsrsrs" "r");
+    EXPECT_EQ(LateSendVerbs::events, defer ? "srsrsr"
+                                             "r"
+                                           : "rsrsrs"
+                                             "r");
     // Every consumed receive was re-posted exactly once, none is left owed.
     EXPECT_EQ(rig.ctx.received, 4u);
     EXPECT_EQ(rig.ctx.recv_post_calls, rig.ctx.received);

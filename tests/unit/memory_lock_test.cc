@@ -18,7 +18,7 @@ Workload with(uint64_t size, uint32_t threads = 1, uint32_t qps = 1) {
 }
 
 TEST(MemoryLockTest, RegionHoldsTheLargestMessagePlusAGrhRoundedTo64) {
-  EXPECT_EQ(region_bytes_for(with(8)), 128u);            // at least 64, + 40 GRH, to 64
+  EXPECT_EQ(region_bytes_for(with(8)), 128u);  // at least 64, + 40 GRH, to 64
   EXPECT_EQ(region_bytes_for(with(4096)), 4160u);
   EXPECT_EQ(region_bytes_for(with(1 << 20)), (1u << 20) + 64);
   Workload w = with(64);
@@ -27,8 +27,8 @@ TEST(MemoryLockTest, RegionHoldsTheLargestMessagePlusAGrhRoundedTo64) {
 }
 
 TEST(MemoryLockTest, RegisteredBytesArePagesOfBothRegionsPerQp) {
-  EXPECT_EQ(registered_bytes(with(8)), 4096u);                 // 256 B -> one page
-  EXPECT_EQ(registered_bytes(with(4096)), 12288u);             // 8320 B -> 3 pages
+  EXPECT_EQ(registered_bytes(with(8)), 4096u);      // 256 B -> one page
+  EXPECT_EQ(registered_bytes(with(4096)), 12288u);  // 8320 B -> 3 pages
   EXPECT_EQ(registered_bytes(with(1 << 20)), (2u << 20) + 4096);
   EXPECT_EQ(registered_bytes(with(1 << 20, 2, 4)), 8 * ((2u << 20) + 4096));
   EXPECT_EQ(registered_bytes(with(1 << 20), 65536), (2u << 20) + 65536);  // larger pages
@@ -44,13 +44,13 @@ TEST(MemoryLockTest, RegisteredBytesFollowTheAlignment) {
 
 TEST(MemoryLockTest, Decision) {
   const uint64_t kInf = UINT64_MAX, k8M = 8u << 20;
-  EXPECT_EQ(decide_memlock(k8M, k8M, k8M, true), MemlockAction::kFits);        // exactly at the limit
+  EXPECT_EQ(decide_memlock(k8M, k8M, k8M, true), MemlockAction::kFits);  // exactly at the limit
   EXPECT_EQ(decide_memlock(k8M + 1, k8M, k8M, true), MemlockAction::kRefuse);
   EXPECT_EQ(decide_memlock(k8M + 1, k8M, kInf, true), MemlockAction::kRaiseSoft);
   EXPECT_EQ(decide_memlock(k8M + 1, k8M, 2 * k8M, true), MemlockAction::kRaiseSoft);
   EXPECT_EQ(decide_memlock(3 * k8M, k8M, 2 * k8M, true), MemlockAction::kRefuse);
   EXPECT_EQ(decide_memlock(3 * k8M, kInf, kInf, true), MemlockAction::kFits);
-  EXPECT_EQ(decide_memlock(3 * k8M, k8M, k8M, false), MemlockAction::kFits);   // not enforced
+  EXPECT_EQ(decide_memlock(3 * k8M, k8M, k8M, false), MemlockAction::kFits);  // not enforced
 }
 
 TEST(MemoryLockTest, RefusalNamesTheNumbersAndTheFix) {

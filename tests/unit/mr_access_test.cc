@@ -52,7 +52,8 @@ TEST(MrAccess, OnlyTheTargetGetsTheOpsAccess) {
 }
 
 TEST(MrAccess, NoOpGetsMoreThanItsOwnKind) {
-  for (Op op : {Op::kWrite, Op::kWriteImm}) EXPECT_EQ(mr_remote_access(make(op), false, false) & (kR | kA), 0);
+  for (Op op : {Op::kWrite, Op::kWriteImm})
+    EXPECT_EQ(mr_remote_access(make(op), false, false) & (kR | kA), 0);
   EXPECT_EQ(mr_remote_access(make(Op::kRead), false, false) & (kW | kA), 0);
   EXPECT_EQ(mr_remote_access(make(Op::kFetchAdd), false, false) & (kW | kR), 0);
 }

@@ -1,6 +1,8 @@
 // rdmabench plot / export (report/) on the committed result fixtures in tests/fixtures/results
 // (see the README there): every figure renders in every format, the data files and the CSV hold
 // the fixtures' numbers (read here straight from their JSON), grouping, repetitions and errors.
+#include "report/plot.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -15,7 +17,6 @@
 #include "report/csv_export.h"
 #include "report/gnuplot.h"
 #include "report/grouping.h"
-#include "report/plot.h"
 #include "report/results_set.h"
 #include "report/spread.h"
 #include "report/templates.h"
@@ -170,8 +171,9 @@ TEST(Plot, EveryFigureRendersInEveryFormat) {
     auto images = plot({fixture("bw"), fixture("lat")}, out.path(), format);
     ASSERT_EQ(images.size(), kAllFigures.size());
     for (const auto& name : kAllFigures) {
-      EXPECT_NE(std::find(images.begin(), images.end(), (out.path() / (name + "." + format)).string()),
-                images.end())
+      EXPECT_NE(
+          std::find(images.begin(), images.end(), (out.path() / (name + "." + format)).string()),
+          images.end())
           << name;
       expect_image(out.path() / (name + "." + format), format);
       EXPECT_TRUE(fs::exists(out.path() / (name + ".dat"))) << name;
@@ -308,7 +310,8 @@ TEST(PlotData, PointThatWasNotMeasuredIsAnErrorListingTheSizes) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field(), "--point");
     EXPECT_NE(std::string(e.what()).find("64M"), std::string::npos) << e.what();
-    std::string smallest = format_size(fixture_docs("lat")[0]["results"][0]["size"].get<uint64_t>());
+    std::string smallest =
+        format_size(fixture_docs("lat")[0]["results"][0]["size"].get<uint64_t>());
     EXPECT_NE(e.allowed().find(smallest), std::string::npos) << e.what();
   }
   EXPECT_TRUE(fs::is_empty(out.path()));
@@ -355,7 +358,8 @@ TEST(Grouping, PerftestDocumentsFormTheirOwnSeriesByTool) {
   ASSERT_EQ(blocks.size(), 2u);
   ASSERT_FALSE(blocks["rdmabench"].empty());
   ASSERT_EQ(blocks["rdmabench"].size(), blocks["perftest"].size());
-  EXPECT_NEAR(blocks["perftest"][0][1], blocks["rdmabench"][0][1] / 2, 1e-3 * blocks["rdmabench"][0][1]);
+  EXPECT_NEAR(blocks["perftest"][0][1], blocks["rdmabench"][0][1] / 2,
+              1e-3 * blocks["rdmabench"][0][1]);
   // Another tool name is still not a result document.
   converted["tool"]["name"] = "ib_write_bw";
   std::ofstream(in.path() / "c-other.json") << converted.dump();
@@ -367,7 +371,8 @@ TEST(Grouping, SeveralVaryingParametersMakeACombinedKey) {
   auto runs = load_results({fixture("bw"), fixture("qp/write_uc.json")}, notes);
   Grouping g = group_runs(pointers(runs), "");
   EXPECT_EQ(g.fields, (std::vector<std::string>{"op", "qp"}));
-  EXPECT_EQ(labels(g), (std::vector<std::string>{"send, rc", "write, rc", "write, uc", "read, rc"}));
+  EXPECT_EQ(labels(g),
+            (std::vector<std::string>{"send, rc", "write, rc", "write, uc", "read, rc"}));
 }
 
 TEST(Grouping, GroupByUnknownFieldIsAnErrorListingTheAllowedOnes) {
@@ -403,15 +408,27 @@ TEST(Grouping, TransportIsNamedFromTheDeviceInformation) {
     return field_value(r, "transport").text;
   };
   // rxe: InfiniBand transport over Ethernet with a RoCE v2 GID.
-  EXPECT_EQ(label({{"name", "rxe0"}, {"transport", "InfiniBand"}, {"link_layer", "Ethernet"},
-                   {"gid_type", "RoCE v2"}}), "RoCE v2");
-  EXPECT_EQ(label({{"name", "mlx5_0"}, {"transport", "InfiniBand"}, {"link_layer", "Ethernet"},
-                   {"gid_type", "RoCE v1"}}), "RoCE v1");
-  EXPECT_EQ(label({{"name", "mlx5_1"}, {"transport", "InfiniBand"}, {"link_layer", "InfiniBand"},
-                   {"gid_type", "IB"}}), "InfiniBand");
+  EXPECT_EQ(label({{"name", "rxe0"},
+                   {"transport", "InfiniBand"},
+                   {"link_layer", "Ethernet"},
+                   {"gid_type", "RoCE v2"}}),
+            "RoCE v2");
+  EXPECT_EQ(label({{"name", "mlx5_0"},
+                   {"transport", "InfiniBand"},
+                   {"link_layer", "Ethernet"},
+                   {"gid_type", "RoCE v1"}}),
+            "RoCE v1");
+  EXPECT_EQ(label({{"name", "mlx5_1"},
+                   {"transport", "InfiniBand"},
+                   {"link_layer", "InfiniBand"},
+                   {"gid_type", "IB"}}),
+            "InfiniBand");
   // The name does not matter: an iWARP device called rxe9 is iWARP.
-  EXPECT_EQ(label({{"name", "rxe9"}, {"transport", "iWARP"}, {"link_layer", "Ethernet"},
-                   {"gid_type", "IB"}}), "iWARP");
+  EXPECT_EQ(label({{"name", "rxe9"},
+                   {"transport", "iWARP"},
+                   {"link_layer", "Ethernet"},
+                   {"gid_type", "IB"}}),
+            "iWARP");
   EXPECT_EQ(label(json::object()), "?/?");
 }
 
@@ -468,7 +485,8 @@ TEST(Repetitions, GiveTheMedianWithMinAndMax) {
     for (size_t i = 0; i < rows.size(); ++i) {
       std::vector<double> v;
       for (const auto& d : docs)
-        v.push_back(size_result(d, results[i]["size"])[name == "bandwidth" ? "gbps" : "mmsg_per_s"]);
+        v.push_back(
+            size_result(d, results[i]["size"])[name == "bandwidth" ? "gbps" : "mmsg_per_s"]);
       std::sort(v.begin(), v.end());
       EXPECT_EQ(rows[i][0], results[i]["size"].get<double>());
       EXPECT_EQ(rows[i][1], v[1]);
@@ -511,8 +529,7 @@ TEST(PlotErrors, ForeignJsonNamedExplicitlyIsAnErrorNamingTheFile) {
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find(foreign), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("not an rdmabench result"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("not an rdmabench result"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(fs::is_empty(out.path()));
 }
@@ -632,7 +649,8 @@ TEST(Export, CsvHasOneRowPerDocumentAndSizeWithTheirValues) {
     EXPECT_EQ(std::stod(c["mmsg_per_s"]), r["mmsg_per_s"].get<double>());
     EXPECT_EQ(std::stod(c["cpu_utilization"]), r["cpu"]["utilization"].get<double>());
     if (r["latency"].is_null()) {
-      for (const char* col : {"latency_kind", "latency_p50_ns", "latency_p99_ns", "latency_p99_9_ns"})
+      for (const char* col :
+           {"latency_kind", "latency_p50_ns", "latency_p99_ns", "latency_p99_9_ns"})
         EXPECT_EQ(c[col], "") << col;
     } else {
       EXPECT_EQ(c["latency_kind"], r["latency"]["kind"].get<std::string>());

@@ -3,6 +3,8 @@
 // tests/fixtures/results: every point and size is there, failures with their errors, the
 // figures embedded as data: URIs that decode to real PNG/SVG images, hostile strings escaped,
 // and the errors of bad input.
+#include "report/report.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -14,7 +16,6 @@
 #include "report/data_uri.h"
 #include "report/grouping.h"
 #include "report/html.h"
-#include "report/report.h"
 #include "tests/unit/report_test_util.h"
 
 namespace rdmabench {
@@ -62,7 +63,8 @@ uint32_t big_endian32(const std::string& b, size_t at) {
 // stylesheet link, no frame, no URL.
 void expect_self_contained(const std::string& html) {
   for (const auto& s : sources(html)) EXPECT_EQ(s.rfind("data:image/", 0), 0u) << s.substr(0, 60);
-  for (const char* bad : {"<script", "<link", "<iframe", "<object", "<embed", "http://", "https://", "url("})
+  for (const char* bad :
+       {"<script", "<link", "<iframe", "<object", "<embed", "http://", "https://", "url("})
     EXPECT_EQ(html.find(bad), std::string::npos) << bad;
 }
 
@@ -111,13 +113,16 @@ TEST(Report, CampaignHasEveryPointEverySizeAndTheFailures) {
   // 64 B and 4 KiB.
   EXPECT_EQ(count(html, "<section class=\"workload\""), 4u);
   EXPECT_EQ(count(html, "<tr class=\"size-row\""), 8u);
-  EXPECT_EQ(count(html, "<tr class=\"size-row\" data-size=\"64\"><td>64</td><td class=\"num\">2</td>"), 4u);
+  EXPECT_EQ(
+      count(html, "<tr class=\"size-row\" data-size=\"64\"><td>64</td><td class=\"num\">2</td>"),
+      4u);
   // Each host's environment record.
   for (const auto& f : json_files(fs::path(dir) / "env")) {
     json env = read_json(f);
     EXPECT_NE(html.find(html_escape(env["kernel"].get<std::string>())), std::string::npos);
     EXPECT_NE(html.find(html_escape(env["rdma_core"].get<std::string>())), std::string::npos);
-    EXPECT_NE(html.find(html_escape(env["rdmabench_version"].get<std::string>())), std::string::npos);
+    EXPECT_NE(html.find(html_escape(env["rdmabench_version"].get<std::string>())),
+              std::string::npos);
   }
 }
 
@@ -155,8 +160,8 @@ TEST(Report, NumbersAreTheMediansOfTheDocuments) {
     gbps.push_back(read_json(f)["results"][0]["gbps"].get<double>());
   std::sort(gbps.begin(), gbps.end());
   char cell[128];
-  std::snprintf(cell, sizeof cell, "<td class=\"num\">%.4g<small>%.4g&ndash;%.4g</small></td>", gbps[1],
-                gbps[0], gbps[2]);
+  std::snprintf(cell, sizeof cell, "<td class=\"num\">%.4g<small>%.4g&ndash;%.4g</small></td>",
+                gbps[1], gbps[0], gbps[2]);
   const size_t row = html.find("<tr class=\"size-row\" data-size=\"64\">");
   ASSERT_NE(row, std::string::npos);
   EXPECT_LT(html.find(cell, row), html.find("</tr>", row)) << cell;
@@ -168,7 +173,8 @@ TEST(Report, NumbersAreTheMediansOfTheDocuments) {
 
 TEST(Report, FilesHaveEveryDocumentAndSizeAndEmbeddedPngFigures) {
   TempDir out;
-  const std::string html = report({results_fixture("bw"), results_fixture("lat")}, out.path() / "r.html");
+  const std::string html =
+      report({results_fixture("bw"), results_fixture("lat")}, out.path() / "r.html");
   expect_self_contained(html);
   size_t rows = 0;
   for (const char* folder : {"bw", "lat"})
@@ -196,7 +202,8 @@ TEST(Report, FilesHaveEveryDocumentAndSizeAndEmbeddedPngFigures) {
     EXPECT_EQ(png.substr(png.size() - 8, 4), "IEND");
   }
   for (const char* name : {"bandwidth", "msgrate", "latency", "latency_cdf", "latency_hist"})
-    EXPECT_NE(html.find("<figure id=\"figure-" + std::string(name) + "\">"), std::string::npos) << name;
+    EXPECT_NE(html.find("<figure id=\"figure-" + std::string(name) + "\">"), std::string::npos)
+        << name;
 }
 
 TEST(Report, SvgFiguresAreEmbeddedToo) {
@@ -244,11 +251,14 @@ TEST(Report, HostileStringsAreEscaped) {
   doc["devices"]["server"]["fw_ver"] = evil;
   doc["results"][1]["error"] = evil + " size failed";
   write_text(dir.path() / "a.json", doc.dump());
-  write_text(dir.path() / "index.jsonl",
-             json({{"point_id", evil + "-ok"}, {"status", "ok"}}).dump() + "\n" +
-                 json({{"point_id", evil + "-bad"}, {"status", "failed"}, {"error", evil + "\nstderr"}}).dump() +
-                 "\nnot json at all\n" +
-                 json({{"point_id", evil + "-skip"}, {"status", "skipped"}, {"error", evil}}).dump() + "\n");
+  write_text(
+      dir.path() / "index.jsonl",
+      json({{"point_id", evil + "-ok"}, {"status", "ok"}}).dump() + "\n" +
+          json({{"point_id", evil + "-bad"}, {"status", "failed"}, {"error", evil + "\nstderr"}})
+              .dump() +
+          "\nnot json at all\n" +
+          json({{"point_id", evil + "-skip"}, {"status", "skipped"}, {"error", evil}}).dump() +
+          "\n");
   fs::create_directories(dir.path() / "env");
   json port = {{"state", evil}};
   json dev = {{"name", evil}, {"ports", json::array({port})}};
@@ -261,7 +271,9 @@ TEST(Report, HostileStringsAreEscaped) {
   EXPECT_EQ(html.find("<img src=x"), std::string::npos);
   EXPECT_EQ(html.find("alert('x')"), std::string::npos);
   const std::string escaped = html_escape(evil);
-  EXPECT_EQ(escaped, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;&lt;img src=x onerror=alert(1)&gt;");
+  EXPECT_EQ(escaped,
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;&lt;img src=x "
+            "onerror=alert(1)&gt;");
   EXPECT_GE(count(html, escaped), 8u);
   EXPECT_NE(html.find("data-point=\"" + escaped + "-bad\""), std::string::npos);
   EXPECT_NE(notes.str().find("junk.json"), std::string::npos) << notes.str();
@@ -271,11 +283,14 @@ TEST(Report, HostileStringsAreEscaped) {
 TEST(Html, EscapesMarkupQuotesControlsAndBrokenUtf8) {
   EXPECT_EQ(html_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
   EXPECT_EQ(html_escape("tab\tnew\nline"), "tab\tnew\nline");
-  EXPECT_EQ(html_escape(std::string("nul\0bell\a", 9)), "nul\xEF\xBF\xBD" "bell\xEF\xBF\xBD");
+  EXPECT_EQ(html_escape(std::string("nul\0bell\a", 9)),
+            "nul\xEF\xBF\xBD"
+            "bell\xEF\xBF\xBD");
   EXPECT_EQ(html_escape("µs – ok"), "µs – ok");
   EXPECT_EQ(html_escape("bad \xC3 end"), "bad \xEF\xBF\xBD end");
   EXPECT_EQ(html_escape("overlong \xC0\xBC"), "overlong \xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(html_escape("surrogate \xED\xA0\x80"), "surrogate \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(html_escape("surrogate \xED\xA0\x80"),
+            "surrogate \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
 TEST(DataUri, Base64RoundTripsAndMatchesRfc4648) {
@@ -348,7 +363,8 @@ TEST(Report, SearchWithoutCliffsSaysSoAndAMatrixHasNoCliffSection) {
   write_text(dir.path() / "index.jsonl",
              json({{"point_id", "p1"}, {"status", "failed"}, {"error", "e"}}).dump() + "\n" +
                  cliffs_record(CliffSpec{}, CliffScan{}, "T").dump() + "\n");
-  EXPECT_NE(report({dir.str()}, out.path() / "a.html").find("The search found none."), std::string::npos);
+  EXPECT_NE(report({dir.str()}, out.path() / "a.html").find("The search found none."),
+            std::string::npos);
   write_text(dir.path() / "index.jsonl",
              json({{"point_id", "p1"}, {"status", "failed"}, {"error", "e"}}).dump() + "\n");
   EXPECT_EQ(report({dir.str()}, out.path() / "b.html").find("id=\"cliffs\""), std::string::npos);
@@ -357,7 +373,9 @@ TEST(Report, SearchWithoutCliffsSaysSoAndAMatrixHasNoCliffSection) {
 TEST(Report, CampaignWhoseEveryPointFailedStillGivesAPage) {
   TempDir dir, out;
   write_text(dir.path() / "index.jsonl",
-             json({{"point_id", "p1"}, {"status", "failed"}, {"error", "server exited: no device"}}).dump() + "\n");
+             json({{"point_id", "p1"}, {"status", "failed"}, {"error", "server exited: no device"}})
+                     .dump() +
+                 "\n");
   std::ostringstream notes;
   const std::string html = report({dir.str()}, out.path() / "r.html", "png", &notes);
   EXPECT_NE(html.find("server exited: no device"), std::string::npos);

@@ -19,7 +19,9 @@ namespace rdmabench::testutil {
 namespace fs = std::filesystem;
 
 inline const fs::path kFixtureRoot = fs::path(__FILE__).parent_path().parent_path() / "fixtures";
-inline std::string results_fixture(const std::string& rel) { return (kFixtureRoot / "results" / rel).string(); }
+inline std::string results_fixture(const std::string& rel) {
+  return (kFixtureRoot / "results" / rel).string();
+}
 inline std::string campaign_fixture() { return (kFixtureRoot / "campaign" / "results").string(); }
 
 inline std::string read_text(const fs::path& p) {
@@ -74,8 +76,10 @@ class EnvGuard {
     if (const char* v = getenv(name)) old_ = v;
   }
   ~EnvGuard() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
   }
 
  private:

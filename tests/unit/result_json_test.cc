@@ -20,9 +20,9 @@
 #include "harness/error.h"
 #include "harness/histogram.h"
 #include "harness/statistics.h"
+#include "tests/unit/test_util.h"
 #include "workloads/result.h"
 #include "workloads/workload.h"
-#include "tests/unit/test_util.h"
 
 namespace rdmabench {
 namespace {

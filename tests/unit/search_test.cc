@@ -2,6 +2,8 @@
 // determinism), parsing the block (JSON-path errors), drawing runs (budget, bounds, invalid
 // combinations redrawn or skipped, duplicates, lines along the cliff's dimension), and cliff
 // detection (planted cliffs, smooth curves, repetitions, the index record).
+#include "orchestrator/search.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +19,6 @@
 #include "orchestrator/cliff.h"
 #include "orchestrator/run_index.h"
 #include "orchestrator/sampling.h"
-#include "orchestrator/search.h"
 #include "orchestrator/workload_fields.h"
 #include "tests/unit/test_util.h"
 #include "workloads/workload_options.h"
@@ -44,7 +45,8 @@ TEST(Sampling, LatinHypercubeHasEachStratumOncePerDimension) {
           strata.push_back(stratum(r[d], n));
         }
         std::sort(strata.begin(), strata.end());
-        for (size_t k = 0; k < n; ++k) ASSERT_EQ(strata[k], k) << "n=" << n << " seed=" << seed << " dim=" << d;
+        for (size_t k = 0; k < n; ++k)
+          ASSERT_EQ(strata[k], k) << "n=" << n << " seed=" << seed << " dim=" << d;
       }
     }
   }
@@ -186,28 +188,34 @@ TEST(SearchParse, ErrorsNameTheJsonPath) {
   expect_error(with("/search/space/mtu", 1024), "/search/space/mtu");
   expect_error(with("/search/space/tx_depth/scale", "log10"), "/search/space/tx_depth/scale");
   expect_error(with("/search/space/tx_depth/max", 0), "/search/space/tx_depth/max");
-  expect_error(with("/search/space/tx_depth/min", 2000), "/search/space/tx_depth/max");  // max < min
+  expect_error(with("/search/space/tx_depth/min", 2000),
+               "/search/space/tx_depth/max");  // max < min
   expect_error(with("/search/space/tx_depth/steps", 2), "/search/space/tx_depth/steps");
   expect_error(with("/search/space/tx_depth/step", 2), "/search/space/tx_depth/step");  // log2
   expect_error(with("/search/space/rx_depth/step", 0), "/search/space/rx_depth/step");
-  expect_error(with("/search/space/tx_depth", json::parse(R"({"min": 5, "max": 7, "scale": "log2"})")),
-               "/search/space/tx_depth/max");  // no power of two inside
+  expect_error(
+      with("/search/space/tx_depth", json::parse(R"({"min": 5, "max": 7, "scale": "log2"})")),
+      "/search/space/tx_depth/max");  // no power of two inside
   expect_error(with("/search/space/sizes/min", "8-16"), "/search/space/sizes/min");
-  expect_error(with("/search/space/mtu", json::parse(R"({"min": 100, "max": 4096, "scale": "log2"})")),
-               "/search/space/mtu/min");  // not an MTU
-  expect_error(with("/search/fixed/qp", "rc"), "/search/fixed/qp");          // also a dimension
+  expect_error(
+      with("/search/space/mtu", json::parse(R"({"min": 100, "max": 4096, "scale": "log2"})")),
+      "/search/space/mtu/min");                                      // not an MTU
+  expect_error(with("/search/fixed/qp", "rc"), "/search/fixed/qp");  // also a dimension
   expect_error(with("/search/fixed/op", json::parse(R"(["write", "send"])")), "/search/fixed/op");
   expect_error(with("/search/fixed/op", "bogus"), "/search/fixed/op");
   expect_error(with("/search/fixed", 3), "/search/fixed");
-  expect_error(with("/search/cliff", json::parse(R"({"along": "iterations"})")), "/search/cliff/along");
+  expect_error(with("/search/cliff", json::parse(R"({"along": "iterations"})")),
+               "/search/cliff/along");
   expect_error(with("/search/cliff", json::parse(R"({"along": "sizes", "metric": "latency"})")),
                "/search/cliff/metric");
   expect_error(with("/search/cliff", json::parse(R"({"along": "sizes", "threshold": 1})")),
                "/search/cliff/threshold");
   expect_error(with("/search/cliff", json::parse(R"({"along": "sizes", "threshold": 0})")),
                "/search/cliff/threshold");
-  expect_error(with("/search/cliff", json::parse(R"({"metric": "bw_gbps"})")), "/search/cliff/along");
-  expect_error(with("/search/cliff", json::parse(R"({"along": "sizes", "x": 1})")), "/search/cliff/x");
+  expect_error(with("/search/cliff", json::parse(R"({"metric": "bw_gbps"})")),
+               "/search/cliff/along");
+  expect_error(with("/search/cliff", json::parse(R"({"along": "sizes", "x": 1})")),
+               "/search/cliff/x");
   // Along tx_depth (11 values), every sample is 11 runs: a budget of 10 cannot hold one.
   json j2 = with("/search/cliff", json::parse(R"({"along": "tx_depth"})"));
   j2["search"]["budget"] = 10;
@@ -217,7 +225,8 @@ TEST(SearchParse, ErrorsNameTheJsonPath) {
   j2["search"]["space"]["rx_depth"] = json::parse(R"({"min": 1, "max": 100, "scale": "linear"})");
   expect_error(j2, "/search/space/rx_depth");
   // More runs than the space has distinct points.
-  json small = search_campaign(json::parse(R"({"budget": 5, "space": {"qp": ["rc", "uc"], "mtu": [1024, 4096]}})"));
+  json small = search_campaign(
+      json::parse(R"({"budget": 5, "space": {"qp": ["rc", "uc"], "mtu": [1024, 4096]}})"));
   EXPECT_NE(expect_error(small, "/search/budget").find("only 4 distinct"), std::string::npos);
   // Excludes are a matrix feature.
   json ex = search_campaign(example_search());
@@ -277,7 +286,8 @@ TEST(SearchDraw, BudgetBoundsAndDeterminism) {
     c["search"]["seed"] = 8;
     const Expansion x3 = expand(parse(c));
     size_t same = 0;
-    for (size_t i = 0; i < x3.points.size(); ++i) same += x3.points[i].id == x1.points[i].id ? 1 : 0;
+    for (size_t i = 0; i < x3.points.size(); ++i)
+      same += x3.points[i].id == x1.points[i].id ? 1 : 0;
     EXPECT_LT(same, 16u);
   }
 }
@@ -305,14 +315,20 @@ TEST(SearchDraw, LhsCoversEveryValueOnceWhenTheBudgetMatches) {
       "space": {"qp": ["rc", "uc"], "tx_depth": {"min": 1, "max": 1024, "scale": "linear"}}})"),
                                  "/search");
   std::map<std::string, int> qps;
-  for (const auto& r : draw_search(s2, valid, "/search").runs) ++qps[r.values["qp"].get<std::string>()];
+  for (const auto& r : draw_search(s2, valid, "/search").runs)
+    ++qps[r.values["qp"].get<std::string>()];
   EXPECT_EQ(qps["rc"], 8);
   EXPECT_EQ(qps["uc"], 8);
 }
 
 TEST(SearchDraw, InvalidCombinationsRandomRedrawsLhsSkips) {
-  const json space = json::parse(R"({"qp": ["rc", "uc"], "tx_depth": {"min": 1, "max": 1024, "scale": "linear"}})");
-  json j = {{"method", "random"}, {"budget", 8}, {"seed", 5}, {"space", space}, {"fixed", {{"op", "read"}}}};
+  const json space = json::parse(
+      R"({"qp": ["rc", "uc"], "tx_depth": {"min": 1, "max": 1024, "scale": "linear"}})");
+  json j = {{"method", "random"},
+            {"budget", 8},
+            {"seed", 5},
+            {"space", space},
+            {"fixed", {{"op", "read"}}}};
   const SearchDraw r = draw_search(parse_search(j, "/search"), valid, "/search");
   ASSERT_EQ(r.runs.size(), 8u);
   EXPECT_GT(r.redrawn, 0u);  // read on UC: redrawn
@@ -328,7 +344,8 @@ TEST(SearchDraw, InvalidCombinationsRandomRedrawsLhsSkips) {
   EXPECT_EQ(l.redrawn, 0u);
   for (const auto& run : l.runs) {
     if (run.values["qp"] == "uc")
-      EXPECT_NE(run.skip_reason.find("UC QPs support send, send_imm, write and write_imm only"), std::string::npos);
+      EXPECT_NE(run.skip_reason.find("UC QPs support send, send_imm, write and write_imm only"),
+                std::string::npos);
     else
       EXPECT_TRUE(run.skip_reason.empty());
   }
@@ -343,7 +360,8 @@ TEST(SearchDraw, LhsDropsDuplicateSamples) {
   // 4 rows over 2 x 2 values: LHS gives each value twice per dimension, so two rows may repeat.
   size_t with_duplicates = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
-    json j = {{"budget", 4}, {"seed", seed}, {"space", {{"qp", {"rc", "uc"}}, {"mtu", {1024, 4096}}}}};
+    json j = {
+        {"budget", 4}, {"seed", seed}, {"space", {{"qp", {"rc", "uc"}}, {"mtu", {1024, 4096}}}}};
     const SearchDraw d = draw_search(parse_search(j, "/search"), valid, "/search");
     EXPECT_EQ(d.samples + d.duplicates, 4u);
     EXPECT_EQ(d.runs.size(), d.samples);
@@ -497,12 +515,14 @@ TEST(Cliffs, LinesAreSeparateAndRepetitionsAveraged) {
 json result_doc(const std::vector<std::pair<uint64_t, double>>& gbps) {
   json doc = {{"results", json::array()}};
   for (const auto& [size, g] : gbps)
-    doc["results"].push_back({{"size", size}, {"gbps", g}, {"mmsg_per_s", g * 1000 / 8 / size}, {"error", nullptr}});
+    doc["results"].push_back(
+        {{"size", size}, {"gbps", g}, {"mmsg_per_s", g * 1000 / 8 / size}, {"error", nullptr}});
   return doc;
 }
 
 TEST(Cliffs, ObservationsFromResultDocuments) {
-  const json values = json::parse(R"({"op": "write", "qp": "rc", "sizes": [64, 128, 256], "tx_depth": 16})");
+  const json values =
+      json::parse(R"({"op": "write", "qp": "rc", "sizes": [64, 128, 256], "tx_depth": 16})");
   CliffSpec along_sizes{CliffMetric::kBwGbps, 0.3, "sizes"};
   json doc = result_doc({{64, 1.0}, {128, 2.0}, {256, 0.5}});
   doc["results"][1]["error"] = "timeout";  // a failed size is left out
@@ -511,14 +531,16 @@ TEST(Cliffs, ObservationsFromResultDocuments) {
   EXPECT_EQ(obs[0].x, 64);
   EXPECT_EQ(obs[1].value, json(256));
   EXPECT_EQ(obs[0].line, obs[1].line);
-  EXPECT_EQ(obs[0].line_values, json::parse(R"({"op": "write", "qp": "rc", "tx_depth": 16, "host_pair": "local"})"));
+  EXPECT_EQ(obs[0].line_values,
+            json::parse(R"({"op": "write", "qp": "rc", "tx_depth": 16, "host_pair": "local"})"));
   const CliffScan s = find_cliffs(obs, 0.3);
   ASSERT_EQ(s.cliffs.size(), 1u);
   EXPECT_EQ(s.cliffs[0].at.value, json(256));
 
   // Along tx_depth: each size starts its own line; the position is the point's tx_depth.
   CliffSpec along_depth{CliffMetric::kMsgRate, 0.3, "tx_depth"};
-  obs = cliff_observations(result_doc({{64, 1.0}, {128, 2.0}}), values, "local", "p1", along_depth, {});
+  obs = cliff_observations(result_doc({{64, 1.0}, {128, 2.0}}), values, "local", "p1", along_depth,
+                           {});
   ASSERT_EQ(obs.size(), 2u);
   EXPECT_NE(obs[0].line, obs[1].line);
   EXPECT_EQ(obs[0].x, 16);
@@ -536,7 +558,8 @@ TEST(Cliffs, ObservationsFromResultDocuments) {
   ASSERT_EQ(obs.size(), 1u);
   EXPECT_EQ(obs[0].x, 1);
   // Not a result document: nothing.
-  EXPECT_TRUE(cliff_observations(json::parse(R"({"results": 3})"), values, "l", "p", along_qp, {}).empty());
+  EXPECT_TRUE(
+      cliff_observations(json::parse(R"({"results": 3})"), values, "l", "p", along_qp, {}).empty());
   EXPECT_TRUE(cliff_observations(json(), values, "l", "p", along_sizes, {}).empty());
 }
 
@@ -575,7 +598,8 @@ TEST(Cliffs, IndexRecordRoundTrip) {
   std::ostringstream out;
   print_cliffs(out, spec, scan);
   EXPECT_NE(out.str().find("1 in 1 line(s)"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("a-5-r1: sizes 2K 4 after 9 at 1K (-55.6 %), step"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("a-5-r1: sizes 2K 4 after 9 at 1K (-55.6 %), step"), std::string::npos)
+      << out.str();
 }
 
 }  // namespace

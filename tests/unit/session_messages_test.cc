@@ -59,22 +59,30 @@ TEST(SessionMessages, AcceptWithBadMembersNamesThem) {
   EXPECT_NE(peer_error([&] { parse_accept(j, true); }).find("cm_port"), std::string::npos);
   j = good_accept();
   j["host"]["kernel"] = 61;
-  EXPECT_NE(peer_error([&] { parse_accept(j, false); }).find("\"kernel\" must be a string"), std::string::npos);
+  EXPECT_NE(peer_error([&] { parse_accept(j, false); }).find("\"kernel\" must be a string"),
+            std::string::npos);
   j = good_accept();
   j.erase("device");
-  EXPECT_NE(peer_error([&] { parse_accept(j, false); }).find("no member \"device\""), std::string::npos);
+  EXPECT_NE(peer_error([&] { parse_accept(j, false); }).find("no member \"device\""),
+            std::string::npos);
   j = good_accept();
   j["device"] = json::array({1, 2});
-  EXPECT_NE(peer_error([&] { parse_accept(j, false); }).find("\"device\" must be an object"), std::string::npos);
-  EXPECT_NE(peer_error([] { parse_accept(json::array(), false); }).find("not a JSON object"), std::string::npos);
+  EXPECT_NE(peer_error([&] { parse_accept(j, false); }).find("\"device\" must be an object"),
+            std::string::npos);
+  EXPECT_NE(peer_error([] { parse_accept(json::array(), false); }).find("not a JSON object"),
+            std::string::npos);
 }
 
 TEST(SessionMessages, HelloTokenIsCheckedBeforeTheWorkload) {
   EXPECT_EQ(hello_token(json{{"type", "hello"}}), "");
   EXPECT_EQ(hello_token(json{{"type", "hello"}, {"token", "s3cret"}, {"workload", 5}}), "s3cret");
-  EXPECT_NE(peer_error([] { hello_token(json{{"token", 5}}); }).find("\"token\" must be a string"),
+  EXPECT_NE(peer_error([] {
+              hello_token(json{{"token", 5}});
+            }).find("\"token\" must be a string"),
             std::string::npos);
-  EXPECT_NE(peer_error([] { parse_hello(json{{"token", ""}}); }).find("no member \"workload\""),
+  EXPECT_NE(peer_error([] {
+              parse_hello(json{{"token", ""}});
+            }).find("no member \"workload\""),
             std::string::npos);
 }
 
@@ -90,13 +98,23 @@ TEST(SessionMessages, Start) {
   StartMsg s = parse_start(json{{"type", "start"}, {"index", 1}, {"size", 4096}});
   EXPECT_EQ(s.index, 1u);
   EXPECT_EQ(s.size, 4096u);
-  EXPECT_NE(peer_error([] { parse_start(json{{"index", -1}, {"size", 1}}); }).find("index"), std::string::npos);
-  EXPECT_NE(peer_error([] { parse_start(json{{"index", 0}, {"size", 1.5}}); }).find("size"), std::string::npos);
-  EXPECT_NE(peer_error([] { parse_start(json{{"index", 0}}); }).find("no member \"size\""), std::string::npos);
+  EXPECT_NE(peer_error([] {
+              parse_start(json{{"index", -1}, {"size", 1}});
+            }).find("index"),
+            std::string::npos);
+  EXPECT_NE(peer_error([] {
+              parse_start(json{{"index", 0}, {"size", 1.5}});
+            }).find("size"),
+            std::string::npos);
+  EXPECT_NE(peer_error([] {
+              parse_start(json{{"index", 0}});
+            }).find("no member \"size\""),
+            std::string::npos);
 }
 
 TEST(SessionMessages, PostedCountsOnePerThread) {
-  EXPECT_EQ(parse_posted(json{{"type", "finish"}, {"posted", {3, 4}}}, 2), (std::vector<uint64_t>{3, 4}));
+  EXPECT_EQ(parse_posted(json{{"type", "finish"}, {"posted", {3, 4}}}, 2),
+            (std::vector<uint64_t>{3, 4}));
   std::string e = peer_error([] { parse_posted(json{{"type", "sent"}, {"posted", {3}}}, 2); });
   EXPECT_NE(e.find("'sent'"), std::string::npos) << e;
   EXPECT_NE(e.find("array of 2 counts"), std::string::npos) << e;
@@ -117,8 +135,10 @@ TEST(SessionMessages, SizeReply) {
   EXPECT_FALSE(r.verify_error.has_value());
   EXPECT_FALSE(r.reverse.has_value());
   // A verifying run needs the server's verdict; a bidirectional one the reverse direction.
-  EXPECT_NE(peer_error([&] { parse_size_reply(j, true, false); }).find("verify_error"), std::string::npos);
-  EXPECT_NE(peer_error([&] { parse_size_reply(j, false, true); }).find("reverse"), std::string::npos);
+  EXPECT_NE(peer_error([&] { parse_size_reply(j, true, false); }).find("verify_error"),
+            std::string::npos);
+  EXPECT_NE(peer_error([&] { parse_size_reply(j, false, true); }).find("reverse"),
+            std::string::npos);
   j["verify_error"] = "";
   j["reverse"] = {{"ops", 5}, {"seconds", 0.25}};
   r = parse_size_reply(j, true, true);
@@ -127,11 +147,14 @@ TEST(SessionMessages, SizeReply) {
   EXPECT_EQ(r.reverse->ops, 5u);
   EXPECT_DOUBLE_EQ(r.reverse->seconds, 0.25);
   j["reverse"]["seconds"] = -1;
-  EXPECT_NE(peer_error([&] { parse_size_reply(j, true, true); }).find("seconds"), std::string::npos);
+  EXPECT_NE(peer_error([&] { parse_size_reply(j, true, true); }).find("seconds"),
+            std::string::npos);
   j["reverse"]["seconds"] = "1";
-  EXPECT_NE(peer_error([&] { parse_size_reply(j, true, true); }).find("seconds"), std::string::npos);
+  EXPECT_NE(peer_error([&] { parse_size_reply(j, true, true); }).find("seconds"),
+            std::string::npos);
   j["received"] = 1e30;
-  EXPECT_NE(peer_error([&] { parse_size_reply(j, true, true); }).find("received"), std::string::npos);
+  EXPECT_NE(peer_error([&] { parse_size_reply(j, true, true); }).find("received"),
+            std::string::npos);
 }
 
 }  // namespace

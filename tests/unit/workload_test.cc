@@ -579,10 +579,12 @@ TEST(WorkloadConnectTest, AutoIsTheDefaultAndResolvesFromTheTransport) {
   EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kUc, "iWARP"), ConnectMethod::kTcp);
   EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kUd, "iWARP"), ConnectMethod::kTcp);
   EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kRc, "InfiniBand"), ConnectMethod::kTcp);
-  EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kRc, ""), ConnectMethod::kTcp);  // no such device
+  EXPECT_EQ(resolve_connect(ConnectMethod::kAuto, QpType::kRc, ""),
+            ConnectMethod::kTcp);  // no such device
   // An explicit choice is kept (and refused by validate_for_device where it cannot work).
   EXPECT_EQ(resolve_connect(ConnectMethod::kTcp, QpType::kRc, "iWARP"), ConnectMethod::kTcp);
-  EXPECT_EQ(resolve_connect(ConnectMethod::kRdmaCm, QpType::kRc, "InfiniBand"), ConnectMethod::kRdmaCm);
+  EXPECT_EQ(resolve_connect(ConnectMethod::kRdmaCm, QpType::kRc, "InfiniBand"),
+            ConnectMethod::kRdmaCm);
   EXPECT_EQ(parse_connect("auto"), ConnectMethod::kAuto);
   EXPECT_EQ(to_string(ConnectMethod::kAuto), "auto");
 }
