@@ -1,10 +1,8 @@
 #include "workloads/workload_fields.h"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <cmath>
-#include <type_traits>
 
 #include "harness/error.h"
 #include "harness/json_util.h"
@@ -15,339 +13,6 @@ namespace {
 
 using nlohmann::json;
 using K = FieldKind;
-
-// Accessors between a canonical value and the struct member it describes.
-template <auto M>
-void set_value(Workload& w, const json& v) {
-  using T = std::remove_cvref_t<decltype(w.*M)>;
-  w.*M = v.get<T>();
-}
-template <auto M>
-json get_value(const Workload& w) {
-  return w.*M;
-}
-template <auto M, auto Parse>
-void set_name(Workload& w, const json& v) {
-  w.*M = Parse(v.get<std::string>());
-}
-template <auto M>
-json get_name(const Workload& w) {
-  return std::string(to_string(w.*M));
-}
-template <auto Parse>
-void check(std::string_view s) {
-  (void)Parse(s);
-}
-
-void set_numa(Workload& w, const json& v) { w.numa = parse_numa(v.get<std::string>(), "numa"); }
-json get_numa(const Workload& w) { return numa_text(w.numa); }
-void check_numa(std::string_view s) { (void)parse_numa(s, "numa"); }
-
-constexpr auto k2To40 = static_cast<double>(Workload::kMaxIterations);
-
-const std::array kFields = {
-    WorkloadField{
-        .key = "op",
-        .option = "op",
-        .names = "--op",
-        .kind = K::kEnum,
-        .help = "send, send_imm, write, write_imm, read, fetch_add, cmp_swap (default write)",
-        .check_name = check<parse_op>,
-        .set = set_name<&Workload::op, parse_op>,
-        .get = get_name<&Workload::op>},
-    WorkloadField{.key = "qp",
-                  .option = "qp",
-                  .names = "-c,--qp",
-                  .kind = K::kEnum,
-                  .help = "QP type: rc, uc, ud (default rc)",
-                  .check_name = check<parse_qp_type>,
-                  .set = set_name<&Workload::qp, parse_qp_type>,
-                  .get = get_name<&Workload::qp>},
-    WorkloadField{.key = "mode",
-                  .option = "mode",
-                  .names = "--mode",
-                  .kind = K::kEnum,
-                  .help = "bw (streaming) or lat (ping-pong / round trip) (default bw)",
-                  .check_name = check<parse_mode>,
-                  .set = set_name<&Workload::mode, parse_mode>,
-                  .get = get_name<&Workload::mode>},
-    WorkloadField{.key = "bidir",
-                  .option = "bidir",
-                  .names = "-b,--bidir",
-                  .kind = K::kBool,
-                  .help = "both directions at once (bw)",
-                  .set = set_value<&Workload::bidir>,
-                  .get = get_value<&Workload::bidir>},
-    WorkloadField{
-        .key = "sizes",
-        .option = "size",
-        .names = "-s,--size",
-        .kind = K::kSizes,
-        .help = "message size(s): 64, 4K, 1K,4K,64K or 2-8M (default 64K bw, 2 lat, 8 atomics)",
-        .set = set_value<&Workload::sizes>,
-        .get = get_value<&Workload::sizes>},
-    WorkloadField{.key = "iterations",
-                  .option = "iters",
-                  .names = "-n,--iters",
-                  .kind = K::kUint,
-                  .help = "iterations per QP per size (default 5000 bw, 1000 lat)",
-                  .lo = 1,
-                  .hi = k2To40,
-                  .has_unset = true,
-                  .unset = 0,
-                  .set = set_value<&Workload::iterations>,
-                  .get = get_value<&Workload::iterations>},
-    WorkloadField{.key = "duration_s",
-                  .option = "duration",
-                  .names = "-D,--duration",
-                  .kind = K::kDouble,
-                  .help = "seconds per size instead of -n",
-                  .lo = 0.001,
-                  .hi = 86400,
-                  .unit = "seconds",
-                  .has_unset = true,
-                  .unset = 0,
-                  .set = set_value<&Workload::duration_s>,
-                  .get = get_value<&Workload::duration_s>},
-    WorkloadField{.key = "warmup",
-                  .option = "warmup",
-                  .names = "--warmup",
-                  .kind = K::kUint,
-                  .help = "warm-up iterations per QP (default 10% of -n)",
-                  .lo = 0,
-                  .hi = k2To40,
-                  .set = set_value<&Workload::warmup>,
-                  .get = get_value<&Workload::warmup>},
-    WorkloadField{.key = "warmup_s",
-                  .option = "warmup-time",
-                  .names = "--warmup-time",
-                  .kind = K::kDouble,
-                  .help = "warm-up seconds with -D (default 1)",
-                  .lo = 0,
-                  .hi = 3600,
-                  .unit = "seconds",
-                  .set = set_value<&Workload::warmup_s>,
-                  .get = get_value<&Workload::warmup_s>},
-    WorkloadField{.key = "tx_depth",
-                  .option = "tx-depth",
-                  .names = "-t,--tx-depth",
-                  .kind = K::kUint,
-                  .help = "send queue depth (default 128)",
-                  .lo = 1,
-                  .hi = 1 << 20,
-                  .set = set_value<&Workload::tx_depth>,
-                  .get = get_value<&Workload::tx_depth>},
-    WorkloadField{.key = "rx_depth",
-                  .option = "rx-depth",
-                  .names = "-r,--rx-depth",
-                  .kind = K::kUint,
-                  .help = "receive queue depth (default 512)",
-                  .lo = 1,
-                  .hi = 1 << 20,
-                  .set = set_value<&Workload::rx_depth>,
-                  .get = get_value<&Workload::rx_depth>},
-    WorkloadField{.key = "inline_size",
-                  .option = "inline",
-                  .names = "-I,--inline",
-                  .kind = K::kInt,
-                  .help = "inline threshold in bytes (default 0 bw, up to 220 lat)",
-                  .lo = 0,
-                  .hi = 1 << 20,
-                  .has_unset = true,
-                  .unset = -1,
-                  .allowed = "0 or a positive byte count up to 1048576 (-1 = the default)",
-                  .set = set_value<&Workload::inline_size>,
-                  .get = get_value<&Workload::inline_size>},
-    WorkloadField{
-        .key = "signal_every",
-        .option = "signal-every",
-        .names = "-Q,--cq-mod,--signal-every",
-        .kind = K::kUint,
-        .help = "signal one completion every N sends (default min(100, depth) in bw, 1 in lat)",
-        .lo = 1,
-        .hi = 1 << 20,
-        .has_unset = true,
-        .unset = 0,
-        .set = set_value<&Workload::signal_every>,
-        .get = get_value<&Workload::signal_every>},
-    WorkloadField{.key = "cq",
-                  .option = "cq",
-                  .names = "--cq",
-                  .kind = K::kEnum,
-                  .help = "poll (busy polling) or event (completion channel) (default poll)",
-                  .check_name = check<parse_cq_mode>,
-                  .set = set_name<&Workload::cq, parse_cq_mode>,
-                  .get = get_name<&Workload::cq>},
-    WorkloadField{.key = "srq",
-                  .option = "srq",
-                  .names = "--srq",
-                  .kind = K::kBool,
-                  .help = "shared receive queue on the receiver",
-                  .set = set_value<&Workload::srq>,
-                  .get = get_value<&Workload::srq>},
-    WorkloadField{.key = "threads",
-                  .option = "threads",
-                  .names = "--threads",
-                  .kind = K::kUint,
-                  .help = "worker threads, each with its own QPs and CQ (default 1)",
-                  .lo = 1,
-                  .hi = 1024,
-                  .set = set_value<&Workload::threads>,
-                  .get = get_value<&Workload::threads>},
-    WorkloadField{.key = "qps_per_thread",
-                  .option = "qps",
-                  .names = "-q,--qps",
-                  .kind = K::kUint,
-                  .help = "QPs per thread (default 1)",
-                  .lo = 1,
-                  .hi = 65536,
-                  .set = set_value<&Workload::qps_per_thread>,
-                  .get = get_value<&Workload::qps_per_thread>},
-    WorkloadField{.key = "cpus",
-                  .option = "cpus",
-                  .names = "--cpus",
-                  .kind = K::kCpus,
-                  .help = "pin workers to these CPUs, e.g. 0,1",
-                  .lo = 0,
-                  .hi = 4095,
-                  .set = set_value<&Workload::cpus>,
-                  .get = get_value<&Workload::cpus>},
-    WorkloadField{.key = "connect",
-                  .option = "connect",
-                  .names = "--connect",
-                  .kind = K::kEnum,
-                  .help = "tcp, rdma_cm or auto (default: rdma_cm on iWARP devices, else tcp)",
-                  .check_name = check<parse_connect>,
-                  .set = set_name<&Workload::connect, parse_connect>,
-                  .get = get_name<&Workload::connect>},
-    WorkloadField{.key = "verify",
-                  .option = "verify",
-                  .names = "--verify",
-                  .kind = K::kBool,
-                  .help = "check the payload arrives intact",
-                  .set = set_value<&Workload::verify>,
-                  .get = get_value<&Workload::verify>},
-    WorkloadField{.key = "mtu",
-                  .option = "mtu",
-                  .names = "-m,--mtu",
-                  .kind = K::kUint,
-                  .help = "path MTU: 256, 512, 1024, 2048 or 4096 (default: the ports' active MTU)",
-                  .lo = 256,
-                  .hi = 4096,
-                  .has_unset = true,
-                  .unset = 0,
-                  .allowed = "one of 256, 512, 1024, 2048, 4096 (0 = the ports' active MTU)",
-                  .set = set_value<&Workload::mtu>,
-                  .get = get_value<&Workload::mtu>},
-    WorkloadField{.key = "timeout_s",
-                  .option = "timeout",
-                  .names = "--timeout",
-                  .kind = K::kDouble,
-                  .help = "seconds without progress before giving up (default 5)",
-                  .lo = 0.1,
-                  .hi = 3600,
-                  .unit = "seconds",
-                  .set = set_value<&Workload::timeout_s>,
-                  .get = get_value<&Workload::timeout_s>},
-    // Engine knobs (README "Engine knobs").
-    WorkloadField{
-        .key = "post_list",
-        .option = "post-list",
-        .names = "-l,--post-list",
-        .kind = K::kUint,
-        .help = "chain N work requests per post call (sends and receive re-posts) (default 1)",
-        .lo = 1,
-        .hi = 4096,
-        .set = set_value<&Workload::post_list>,
-        .get = get_value<&Workload::post_list>},
-    WorkloadField{.key = "sge",
-                  .option = "sge",
-                  .names = "--sge",
-                  .kind = K::kUint,
-                  .help = "split each message over K scatter/gather entries (default 1)",
-                  .lo = 1,
-                  .hi = 1024,
-                  .set = set_value<&Workload::sge>,
-                  .get = get_value<&Workload::sge>},
-    WorkloadField{.key = "max_rd_atomic",
-                  .option = "max-rd-atomic",
-                  .names = "-o,--max-rd-atomic",
-                  .kind = K::kUint,
-                  .help = "outstanding reads/atomics per QP (RC) (default min(device, 16))",
-                  .lo = 1,
-                  .hi = 255,
-                  .has_unset = true,
-                  .unset = 0,
-                  .set = set_value<&Workload::max_rd_atomic>,
-                  .get = get_value<&Workload::max_rd_atomic>},
-    WorkloadField{.key = "latency_gap_us",
-                  .option = "latency-gap",
-                  .names = "--latency-gap",
-                  .kind = K::kDouble,
-                  .help = "microseconds to busy-wait between ping-pong iterations (default 0)",
-                  .lo = 0,
-                  .hi = 1e6,
-                  .unit = "microseconds",
-                  .has_unset = true,
-                  .unset = 0,
-                  .set = set_value<&Workload::latency_gap_us>,
-                  .get = get_value<&Workload::latency_gap_us>},
-    WorkloadField{.key = "rate",
-                  .option = "rate",
-                  .names = "--rate",
-                  .kind = K::kDouble,
-                  .help = "open-loop latency: messages/s per QP on a fixed schedule (default off)",
-                  .lo = 1,
-                  .hi = 1e8,
-                  .unit = "messages per second per QP",
-                  .has_unset = true,
-                  .unset = 0,
-                  .set = set_value<&Workload::rate>,
-                  .get = get_value<&Workload::rate>},
-    WorkloadField{.key = "cq_per_qp",
-                  .option = "cq-per-qp",
-                  .names = "--cq-per-qp",
-                  .kind = K::kBool,
-                  .help = "one CQ per QP instead of one per thread",
-                  .set = set_value<&Workload::cq_per_qp>,
-                  .get = get_value<&Workload::cq_per_qp>},
-    WorkloadField{.key = "hugepages",
-                  .option = "hugepages",
-                  .names = "--hugepages",
-                  .kind = K::kBool,
-                  .help = "buffers from huge pages",
-                  .set = set_value<&Workload::hugepages>,
-                  .get = get_value<&Workload::hugepages>},
-    WorkloadField{.key = "align",
-                  .option = "align",
-                  .names = "--align",
-                  .kind = K::kUint,
-                  .help = "buffer alignment in bytes, a power of two (default: page)",
-                  .lo = 1,
-                  .hi = 1 << 30,
-                  .has_unset = true,
-                  .unset = 0,
-                  .byte_suffix = true,
-                  .set = set_value<&Workload::align>,
-                  .get = get_value<&Workload::align>},
-    WorkloadField{.key = "mr",
-                  .option = "mr",
-                  .names = "--mr",
-                  .kind = K::kEnum,
-                  .help = "per_qp (one MR per QP, default) or shared (one MR per side)",
-                  .check_name = check<parse_mr_mode>,
-                  .set = set_name<&Workload::mr, parse_mr_mode>,
-                  .get = get_name<&Workload::mr>},
-    WorkloadField{
-        .key = "numa",
-        .option = "numa",
-        .names = "--numa",
-        .kind = K::kEnum,
-        .help = "none, auto (the device's node) or N: bind buffers and threads (default none)",
-        .check_name = check_numa,
-        .set = set_numa,
-        .get = get_numa},
-};
 
 std::string num_text(double v) {
   char buf[64];
@@ -425,16 +90,14 @@ bool is_unset(const WorkloadField& f, double v) { return f.has_unset && v == f.u
 
 }  // namespace
 
-std::span<const WorkloadField> workload_fields() { return kFields; }
-
 const WorkloadField* find_workload_field(std::string_view key) {
-  for (const auto& f : kFields)
+  for (const auto& f : workload_fields())
     if (f.key == key) return &f;
   return nullptr;
 }
 
 std::string_view field_key_of(std::string_view name) {
-  for (const auto& f : kFields)
+  for (const auto& f : workload_fields())
     if (f.option == name || f.key == name) return f.key;
   return {};
 }
@@ -449,7 +112,7 @@ bool is_list_field(const std::string& key) {
 const std::vector<std::string>& workload_field_keys() {
   static const std::vector<std::string> kKeys = [] {
     std::vector<std::string> k;
-    for (const auto& f : kFields) k.emplace_back(f.key);
+    for (const auto& f : workload_fields()) k.emplace_back(f.key);
     return k;
   }();
   return kKeys;
@@ -562,7 +225,7 @@ json field_value_from_text(const WorkloadField& f, const std::string& text) {
 
 Workload workload_from_values(const json& values, bool all_sizes) {
   Workload w;
-  for (const auto& f : kFields)
+  for (const auto& f : workload_fields())
     if (auto it = values.find(f.key); it != values.end()) f.set(w, *it);
   if (!values.contains("sizes")) {
     if (is_atomic(w.op))
@@ -578,7 +241,7 @@ Workload workload_from_values(const json& values, bool all_sizes) {
 
 void check_field_ranges(const Workload& w) {
   static const Workload kDefaults;
-  for (const auto& f : kFields) {
+  for (const auto& f : workload_fields()) {
     if (f.kind != K::kUint && f.kind != K::kInt && f.kind != K::kDouble) continue;
     const json v = f.get(w);
     if (v == f.get(kDefaults)) continue;  // the defaults are valid by construction
@@ -593,7 +256,7 @@ void check_field_ranges(const Workload& w) {
 
 std::vector<std::string> client_options(const json& values) {
   std::vector<std::string> out;
-  for (const auto& f : kFields) {
+  for (const auto& f : workload_fields()) {
     auto it = values.find(f.key);
     if (it == values.end()) continue;
     const json& v = *it;
@@ -635,7 +298,7 @@ std::vector<std::string> client_options(const json& values) {
 
 std::string describe_values(const json& values) {
   std::string out;
-  for (const auto& f : kFields) {
+  for (const auto& f : workload_fields()) {
     auto it = values.find(f.key);
     if (it == values.end()) continue;
     std::string text;
