@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/print.h"
+#include "cli/workload_cli.h"
 #include "harness/device.h"
 #include "harness/error.h"
 #include "harness/version.h"
@@ -77,50 +78,7 @@ int main(int argc, char** argv) {
   client->add_option("server", copt.server, "server address")->required();
   add_local_options(client, copt.local, c_ibport, c_gid);
   client->add_option("-p,--port", c_port, "server TCP port (default 18515)");
-  client->add_option("--op", wa.op, "send, send_imm, write, write_imm, read, fetch_add, cmp_swap");
-  client->add_option("-c,--qp", wa.qp, "QP type: rc, uc, ud");
-  client->add_option("--mode", wa.mode, "bw (streaming) or lat (ping-pong / round trip)");
-  client->add_flag("-b,--bidir", wa.bidir, "both directions at once (bw)");
-  client->add_option("-s,--size", wa.sizes, "message size(s): 64, 4K, 1K,4K,64K or 2-8M");
-  client->add_flag("-a,--all", wa.all_sizes, "all sizes 2 B .. 8 MiB in powers of two");
-  client->add_option("-n,--iters", wa.iterations, "iterations per QP per size");
-  client->add_option("-D,--duration", wa.duration, "seconds per size instead of -n");
-  client->add_option("--warmup", wa.warmup, "warm-up iterations per QP (default 10% of -n)");
-  client->add_option("--warmup-time", wa.warmup_time, "warm-up seconds with -D (default 1)");
-  client->add_option("-t,--tx-depth", wa.tx_depth, "send queue depth (default 128)");
-  client->add_option("-r,--rx-depth", wa.rx_depth, "receive queue depth (default 512)");
-  client->add_option("-I,--inline", wa.inline_size, "inline threshold in bytes");
-  client->add_option("-Q,--cq-mod,--signal-every", wa.signal_every,
-                     "signal one completion every N sends (default min(100, depth) in bw)");
-  client->add_option("--cq", wa.cq, "poll (busy polling) or event (completion channel)");
-  client->add_flag("-e,--events", wa.events, "same as --cq event");
-  client->add_flag("--srq", wa.srq, "shared receive queue on the receiver");
-  client->add_option("--threads", wa.threads, "worker threads, each with its own QPs and CQ");
-  client->add_option("-q,--qps", wa.qps, "QPs per thread");
-  client->add_option("--cpus", wa.cpus, "pin workers to these CPUs, e.g. 0,1");
-  client->add_flag("-R,--rdma-cm", wa.rdma_cm, "connect the QPs with rdma_cm");
-  client->add_option("--connect", wa.connect,
-                     "tcp, rdma_cm or auto (default: rdma_cm on iWARP devices, else tcp)");
-  client->add_flag("--verify", wa.verify, "check the payload arrives intact");
-  client->add_option("-m,--mtu", wa.mtu, "path MTU (256..4096; default: the ports' active MTU)");
-  client->add_option("--timeout", wa.timeout,
-                     "seconds without progress before giving up (default 5)");
-  // Engine knobs (README "Engine knobs").
-  client->add_option("-l,--post-list", wa.post_list,
-                     "chain N work requests per post call (sends and receive re-posts)");
-  client->add_option("--sge", wa.sge, "split each message over K scatter/gather entries");
-  client->add_option("-o,--max-rd-atomic", wa.max_rd_atomic,
-                     "outstanding reads/atomics per QP (RC)");
-  client->add_option("--latency-gap", wa.latency_gap,
-                     "microseconds to busy-wait between ping-pong iterations");
-  client->add_option("--rate", wa.rate, "open-loop latency: messages/s per QP on a fixed schedule");
-  client->add_flag("--cq-per-qp", wa.cq_per_qp, "one CQ per QP instead of one per thread");
-  client->add_flag("--hugepages", wa.hugepages, "buffers from huge pages");
-  client->add_option("--align", wa.align,
-                     "buffer alignment in bytes, a power of two (default: page)");
-  client->add_option("--mr", wa.mr, "per_qp (one MR per QP, default) or shared (one MR per side)");
-  client->add_option("--numa", wa.numa,
-                     "none, auto (the device's node) or N: bind buffers and threads");
+  add_workload_options(client, wa);
   std::optional<std::string> lat_precision;
   client->add_option("--latency-precision", lat_precision,
                      "latency histogram's largest relative error, 0.00001..0.1 (default 0.01)");

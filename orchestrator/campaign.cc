@@ -10,7 +10,7 @@
 #include "harness/error.h"
 #include "harness/json_util.h"
 #include "orchestrator/point_id.h"
-#include "orchestrator/workload_fields.h"
+#include "workloads/workload_fields.h"
 #include "workloads/workload_options.h"
 
 namespace rdmabench {
@@ -248,7 +248,7 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
         *c.search,
         [](const nlohmann::json& values) -> std::string {
           try {
-            build_workload(workload_args(values));
+            workload_from_values(values);
             return "";
           } catch (const ConfigError& e) {
             return e.what();
@@ -319,7 +319,7 @@ Expansion expand(const Campaign& c) {
         reason = c.draw.runs[k].skip_reason;  // checked when drawn
       } else {
         try {
-          build_workload(workload_args(values));
+          workload_from_values(values);
         } catch (const ConfigError& e) {
           reason = e.what();
         }

@@ -6,7 +6,7 @@
 #include <map>
 #include <ostream>
 
-#include "orchestrator/workload_fields.h"
+#include "workloads/workload_fields.h"
 #include "workloads/workload.h"
 
 namespace rdmabench {

@@ -5,7 +5,7 @@
 #include "orchestrator/launcher.h"
 #include "orchestrator/point_runner.h"
 #include "orchestrator/shell_quote.h"
-#include "orchestrator/workload_fields.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "harness/error.h"
 #include "harness/json_util.h"
-#include "orchestrator/workload_fields.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {

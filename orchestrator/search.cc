@@ -7,7 +7,7 @@
 #include "harness/error.h"
 #include "harness/json_util.h"
 #include "orchestrator/sampling.h"
-#include "orchestrator/workload_fields.h"
+#include "workloads/workload_fields.h"
 #include "workloads/workload.h"
 
 namespace rdmabench {

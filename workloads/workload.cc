@@ -9,6 +9,7 @@
 
 #include "harness/error.h"
 #include "harness/json_util.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {
@@ -53,12 +54,6 @@ std::string fmt_num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
-}
-
-void require_range(const char* field, uint64_t v, uint64_t lo, uint64_t hi) {
-  if (v < lo || v > hi)
-    throw ConfigError(field, std::to_string(v),
-                      "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
 }
 
 }  // namespace
@@ -133,7 +128,6 @@ namespace {
 // The engine knobs (README "Engine knobs"): ranges and the combinations they make sense in.
 void validate_knobs(const Workload& w) {
   const std::string n_text = std::to_string(w.post_list);
-  require_range("post-list", w.post_list, 1, 4096);
   if (w.post_list > 1) {
     if (w.mode == Mode::kLat)
       throw ConfigError("post-list", n_text,
@@ -152,7 +146,6 @@ void validate_knobs(const Workload& w) {
                         "a multiple or a divisor of post-list " + n_text +
                             " (completions are signaled at list boundaries)");
   }
-  require_range("sge", w.sge, 1, 1024);
   if (w.sge > 1) {
     if (is_atomic(w.op))
       throw ConfigError("sge", std::to_string(w.sge), "1 for atomics (one 8-byte operand)");
@@ -162,20 +155,12 @@ void validate_knobs(const Workload& w) {
                           "at most the smallest message size (" + std::to_string(s) +
                               " bytes): every SGE carries at least one byte");
   }
-  if (w.max_rd_atomic > 255)
-    throw ConfigError("max-rd-atomic", std::to_string(w.max_rd_atomic),
-                      "between 1 and 255 (0 = the default, min(device limit, 16))");
   if (w.max_rd_atomic != 0 && w.qp != QpType::kRc)
     throw ConfigError("max-rd-atomic", std::to_string(w.max_rd_atomic),
                       "only with RC QPs (reads and atomics exist only there)");
-  if (!(w.latency_gap_us >= 0) || w.latency_gap_us > 1e6)
-    throw ConfigError("latency-gap", fmt_num(w.latency_gap_us), "microseconds from 0 to 1000000");
   if (w.latency_gap_us > 0 && w.mode != Mode::kLat)
     throw ConfigError("latency-gap", fmt_num(w.latency_gap_us),
                       "only in latency mode (--mode lat)");
-  if (!(w.rate >= 0) || w.rate > 1e8)
-    throw ConfigError("rate", fmt_num(w.rate),
-                      "messages per second per QP, up to 100000000 (0 = off)");
   if (w.rate > 0) {
     const std::string r = fmt_num(w.rate);
     if (w.mode != Mode::kLat)
@@ -202,7 +187,7 @@ void validate_knobs(const Workload& w) {
     if (w.cq != CqMode::kPoll)
       throw ConfigError("cq-per-qp", "true", "with --cq poll (the worker polls each QP's CQ)");
   }
-  if (w.align != 0 && (w.align > (1ULL << 30) || (w.align & (w.align - 1)) != 0))
+  if (w.align != 0 && (w.align & (w.align - 1)) != 0)
     throw ConfigError("align", std::to_string(w.align),
                       "a power of two from 1 to 1G (0 = the page size)");
   if (w.align != 0 && w.align < 8 && is_atomic(w.op))
@@ -237,16 +222,10 @@ void validate(const Workload& w) {
   if (w.iterations != 0 && w.duration_s > 0)
     throw ConfigError("iterations", std::to_string(w.iterations),
                       "give either iterations (-n) or duration (-D), not both");
-  if (w.iterations > (1ULL << 40))
+  if (w.iterations > Workload::kMaxIterations)
     throw ConfigError("iterations", std::to_string(w.iterations), "at most 2^40");
-  if (!(w.duration_s >= 0) || w.duration_s > 86400)
-    throw ConfigError("duration", fmt_num(w.duration_s), "seconds between 0 and 86400");
-  if (!(w.warmup_s >= 0) || w.warmup_s > 3600)
-    throw ConfigError("warmup-time", fmt_num(w.warmup_s), "seconds between 0 and 3600");
-  if (w.warmup != UINT64_MAX && w.warmup > (1ULL << 40))
-    throw ConfigError("warmup", std::to_string(w.warmup), "at most 2^40");
-  require_range("tx-depth", w.tx_depth, 1, 1U << 20);
-  require_range("rx-depth", w.rx_depth, 1, 1U << 20);
+  // Every numeric field within its range (workload_fields.cc), then the combinations.
+  check_field_ranges(w);
   if (w.signal_every != 0 && w.signal_every > w.tx_depth)
     throw ConfigError(
         "signal-every", std::to_string(w.signal_every),
@@ -258,13 +237,9 @@ void validate(const Workload& w) {
         "signal-every", std::to_string(w.signal_every),
         "1 in latency mode with --duration or --rate (selective signaling there needs "
         "a fixed iteration count, -n)");
-  if (w.inline_size < -1)
-    throw ConfigError("inline", std::to_string(w.inline_size), "0 or a positive byte count");
   if (w.inline_size > 0 && is_fetch(w.op))
     throw ConfigError("inline", std::to_string(w.inline_size),
                       "0: read and atomics carry no payload to inline");
-  require_range("threads", w.threads, 1, 1024);
-  require_range("qps", w.qps_per_thread, 1, 65536);
   if (uint64_t(w.threads) * w.qps_per_thread > 65536)
     throw ConfigError("qps", std::to_string(w.qps_per_thread),
                       "threads x qps must be at most 65536");
@@ -287,8 +262,6 @@ void validate(const Workload& w) {
                       "rdma_cm connects RC QPs here; use the TCP exchange for UC and UD");
   if (w.mtu != 0 && w.mtu != 256 && w.mtu != 512 && w.mtu != 1024 && w.mtu != 2048 && w.mtu != 4096)
     throw ConfigError("mtu", std::to_string(w.mtu), "one of 256, 512, 1024, 2048, 4096");
-  if (!(w.timeout_s > 0) || w.timeout_s > 3600)
-    throw ConfigError("timeout", fmt_num(w.timeout_s), "seconds, more than 0 and at most 3600");
   validate_knobs(w);
 }
 
@@ -376,223 +349,37 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
 // ---- JSON -------------------------------------------------------------------------------------
 
 void to_json(nlohmann::json& j, const Workload& w) {
-  j = nlohmann::json{
-      {"op", to_string(w.op)},
-      {"qp", to_string(w.qp)},
-      {"mode", to_string(w.mode)},
-      {"bidir", w.bidir},
-      {"sizes", w.sizes},
-      {"iterations", w.effective_iterations()},
-      {"duration_s", w.duration_s},
-      {"warmup", w.effective_warmup()},
-      {"warmup_s", w.warmup_s},
-      {"tx_depth", w.tx_depth},
-      {"rx_depth", w.rx_depth},
-      {"inline_size", w.inline_size},
-      {"signal_every", w.effective_signal_every()},
-      {"cq", to_string(w.cq)},
-      {"srq", w.srq},
-      {"threads", w.threads},
-      {"qps_per_thread", w.qps_per_thread},
-      {"cpus", w.cpus},
-      {"connect", to_string(w.connect)},
-      {"verify", w.verify},
-      {"mtu", w.mtu},
-      {"timeout_s", w.timeout_s},
-      {"post_list", w.post_list},
-      {"sge", w.sge},
-      {"max_rd_atomic", w.max_rd_atomic},
-      {"latency_gap_us", w.latency_gap_us},
-      {"rate", w.rate},
-      {"cq_per_qp", w.cq_per_qp},
-      {"hugepages", w.hugepages},
-      {"align", w.align},
-      {"mr", to_string(w.mr)},
-      {"numa", numa_text(w.numa)},
-  };
-  if (w.duration_s > 0) j["iterations"] = 0;
+  j = nlohmann::json::object();
+  for (const auto& f : workload_fields()) j[std::string(f.key)] = f.get(w);
+  // The document records what ran: the defaults resolved.
+  j["iterations"] = w.duration_s > 0 ? 0 : w.effective_iterations();
+  j["warmup"] = w.effective_warmup();
+  j["signal_every"] = w.effective_signal_every();
 }
 
-namespace {
-
-struct Reader {
-  const nlohmann::json& j;
-  std::string path;
-
-  [[noreturn]] void fail(const std::string& key, const nlohmann::json& v,
-                         const std::string& want) const {
-    throw ConfigError(path + "/" + key, brief_json(v), want);
-  }
-  template <typename T>
-  bool get_uint(const char* key, T& out, uint64_t max = UINT64_MAX) const {
-    auto it = j.find(key);
-    if (it == j.end()) return false;
-    if (!it->is_number_unsigned() || it->template get<uint64_t>() > max)
-      fail(key, *it,
-           "a non-negative integer" +
-               (max == UINT64_MAX ? std::string() : " <= " + std::to_string(max)));
-    out = static_cast<T>(it->template get<uint64_t>());
-    return true;
-  }
-  bool get_int(const char* key, int32_t& out) const {
-    auto it = j.find(key);
-    if (it == j.end()) return false;
-    if (!it->is_number_integer() ||
-        (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT32_MAX}) ||
-        (!it->is_number_unsigned() &&
-         (it->get<int64_t>() < INT32_MIN || it->get<int64_t>() > INT32_MAX)))
-      fail(key, *it, "an integer between -1 and 2147483647");
-    out = it->get<int32_t>();
-    return true;
-  }
-  bool get_double(const char* key, double& out) const {
-    auto it = j.find(key);
-    if (it == j.end()) return false;
-    if (!it->is_number()) fail(key, *it, "a number");
-    out = it->get<double>();
-    return true;
-  }
-  bool get_bool(const char* key, bool& out) const {
-    auto it = j.find(key);
-    if (it == j.end()) return false;
-    if (!it->is_boolean()) fail(key, *it, "true or false");
-    out = it->get<bool>();
-    return true;
-  }
-  template <typename F>
-  void get_enum(const char* key, F parse) const {
-    auto it = j.find(key);
-    if (it == j.end()) return;
-    if (!it->is_string()) fail(key, *it, "a string");
-    try {
-      parse(it->get<std::string>());
-    } catch (const ConfigError& e) {
-      throw ConfigError(path + "/" + key, e.value(), e.allowed());
-    }
-  }
-};
-
-}  // namespace
-
 Workload workload_from_json(const nlohmann::json& j, const std::string& path) {
-  static const std::vector<std::string> kKeys = {"op",
-                                                 "qp",
-                                                 "mode",
-                                                 "bidir",
-                                                 "sizes",
-                                                 "iterations",
-                                                 "duration_s",
-                                                 "warmup",
-                                                 "warmup_s",
-                                                 "tx_depth",
-                                                 "rx_depth",
-                                                 "inline_size",
-                                                 "signal_every",
-                                                 "cq",
-                                                 "srq",
-                                                 "threads",
-                                                 "qps_per_thread",
-                                                 "cpus",
-                                                 "connect",
-                                                 "verify",
-                                                 "mtu",
-                                                 "timeout_s",
-                                                 "post_list",
-                                                 "sge",
-                                                 "max_rd_atomic",
-                                                 "latency_gap_us",
-                                                 "rate",
-                                                 "cq_per_qp",
-                                                 "hugepages",
-                                                 "align",
-                                                 "mr",
-                                                 "numa"};
   if (!j.is_object()) throw ConfigError(path.empty() ? "/" : path, brief_json(j), "a JSON object");
   for (const auto& [k, v] : j.items()) {
-    if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
+    if (!is_workload_field(k)) {
       std::string allowed;
-      for (const auto& key : kKeys) allowed += (allowed.empty() ? "" : ", ") + key;
+      for (const auto& key : workload_field_keys()) allowed += (allowed.empty() ? "" : ", ") + key;
       throw ConfigError(path + "/" + k, brief_json(v), "unknown field; known fields: " + allowed);
     }
   }
   Workload w;
-  Reader r{j, path};
-  r.get_enum("op", [&](const std::string& s) { w.op = parse_op(s); });
-  r.get_enum("qp", [&](const std::string& s) { w.qp = parse_qp_type(s); });
-  r.get_enum("mode", [&](const std::string& s) { w.mode = parse_mode(s); });
-  r.get_enum("cq", [&](const std::string& s) { w.cq = parse_cq_mode(s); });
-  r.get_enum("connect", [&](const std::string& s) { w.connect = parse_connect(s); });
-  r.get_bool("bidir", w.bidir);
-  r.get_bool("srq", w.srq);
-  r.get_bool("verify", w.verify);
-  if (auto it = j.find("sizes"); it != j.end()) {
-    if (!it->is_array()) r.fail("sizes", *it, "an array of byte counts");
-    w.sizes.clear();
-    for (size_t i = 0; i < it->size(); ++i) {
-      const auto& v = (*it)[i];
-      if (!v.is_number_unsigned())
-        throw ConfigError(path + "/sizes/" + std::to_string(i), brief_json(v),
-                          "a non-negative integer");
-      w.sizes.push_back(v.get<uint64_t>());
-    }
-  }
-  r.get_uint("iterations", w.iterations);
-  r.get_double("duration_s", w.duration_s);
-  r.get_uint("warmup", w.warmup);
-  r.get_double("warmup_s", w.warmup_s);
-  r.get_uint("tx_depth", w.tx_depth, UINT32_MAX);
-  r.get_uint("rx_depth", w.rx_depth, UINT32_MAX);
-  r.get_int("inline_size", w.inline_size);
-  r.get_uint("signal_every", w.signal_every, UINT32_MAX);
-  r.get_uint("threads", w.threads, UINT32_MAX);
-  r.get_uint("qps_per_thread", w.qps_per_thread, UINT32_MAX);
-  r.get_uint("mtu", w.mtu, UINT32_MAX);
-  r.get_double("timeout_s", w.timeout_s);
-  r.get_uint("post_list", w.post_list, UINT32_MAX);
-  r.get_uint("sge", w.sge, UINT32_MAX);
-  r.get_uint("max_rd_atomic", w.max_rd_atomic, UINT32_MAX);
-  r.get_double("latency_gap_us", w.latency_gap_us);
-  r.get_double("rate", w.rate);
-  r.get_bool("cq_per_qp", w.cq_per_qp);
-  r.get_bool("hugepages", w.hugepages);
-  r.get_uint("align", w.align);
-  r.get_enum("mr", [&](const std::string& s) { w.mr = parse_mr_mode(s); });
-  r.get_enum("numa", [&](const std::string& s) { w.numa = parse_numa(s, "numa"); });
-  if (auto it = j.find("cpus"); it != j.end()) {
-    if (!it->is_array()) r.fail("cpus", *it, "an array of CPU numbers");
-    for (size_t i = 0; i < it->size(); ++i) {
-      const auto& v = (*it)[i];
-      const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() <= 4095
-                                             : v.is_number_integer() && v.get<int64_t>() >= 0 &&
-                                                   v.get<int64_t>() <= 4095;
-      if (!ok)
-        throw ConfigError(path + "/cpus/" + std::to_string(i), brief_json(v),
-                          "a CPU number from 0 to 4095");
-      w.cpus.push_back(v.get<int>());
-    }
+  for (const auto& f : workload_fields()) {
+    auto it = j.find(f.key);
+    if (it == j.end()) continue;
+    const std::string key(f.key);
+    f.set(w, canonical_field_value(key, *it, path + "/" + key, FieldSource::kDocument));
   }
   try {
     validate(w);
   } catch (const ConfigError& e) {
     // Re-anchor the message at the JSON path of the field.
-    static const std::vector<std::pair<std::string, std::string>> kFieldToKey = {
-        {"tx-depth", "tx_depth"},
-        {"rx-depth", "rx_depth"},
-        {"signal-every", "signal_every"},
-        {"inline", "inline_size"},
-        {"qps", "qps_per_thread"},
-        {"duration", "duration_s"},
-        {"warmup-time", "warmup_s"},
-        {"timeout", "timeout_s"},
-        {"size", "sizes"},
-        {"post-list", "post_list"},
-        {"max-rd-atomic", "max_rd_atomic"},
-        {"latency-gap", "latency_gap_us"},
-        {"cq-per-qp", "cq_per_qp"}};
-    std::string key = e.field();
-    for (const auto& [f, k] : kFieldToKey)
-      if (f == key) key = k;
-    throw ConfigError(path + "/" + key, e.value(), e.allowed());
+    const std::string_view key = field_key_of(e.field());
+    throw ConfigError(path + "/" + (key.empty() ? e.field() : std::string(key)), e.value(),
+                      e.allowed());
   }
   return w;
 }

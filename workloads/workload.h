@@ -82,6 +82,7 @@ struct Workload {
   MrMode mr = MrMode::kPerQp;  // one MR per QP, or one shared MR per side
   int32_t numa = kNumaNone;    // kNumaNone, kNumaAuto (the device's node) or a node number
 
+  static constexpr uint64_t kMaxIterations = uint64_t{1} << 40;  // also the largest warm-up
   static constexpr int32_t kNumaNone = -1;
   static constexpr int32_t kNumaAuto = -2;
 

@@ -1,22 +1,20 @@
 #pragma once
 // Command-line spellings of a workload: every value arrives as text (so each error can name the
 // option, the value and what is allowed) and is turned into a validated Workload here.
-#include <optional>
+#include <map>
 #include <string>
 
-#include "workloads/fabric.h"
 #include "workloads/workload.h"
 
 namespace rdmabench {
 
+// A client command line's workload options as typed (the spellings come from workload_fields.h).
 struct WorkloadArgs {
-  std::optional<std::string> op, qp, mode, sizes, iterations, duration, warmup, warmup_time,
-      tx_depth, rx_depth, inline_size, signal_every, cq, threads, qps, cpus, mtu, timeout, connect;
-  bool all_sizes = false, bidir = false, events = false, srq = false, rdma_cm = false,
-       verify = false;
-  // Engine knobs.
-  std::optional<std::string> post_list, sge, max_rd_atomic, latency_gap, rate, align, mr, numa;
-  bool cq_per_qp = false, hugepages = false;
+  std::map<std::string, std::string> text;  // field key ("tx_depth") -> value ("true" for flags)
+  // Shorthands that are not fields of their own.
+  bool all_sizes = false;  // -a/--all: message sizes 2 B .. 8 MiB
+  bool events = false;     // -e/--events: --cq event
+  bool rdma_cm = false;    // -R/--rdma-cm: --connect rdma_cm
 };
 
 // Builds and validates; throws ConfigError naming the option (long name) on any bad value.

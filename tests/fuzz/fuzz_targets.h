@@ -21,11 +21,11 @@
 #include "harness/json_util.h"
 #include "harness/oob_channel.h"
 #include "orchestrator/campaign.h"
-#include "orchestrator/workload_fields.h"
 #include "workloads/fabric.h"
 #include "workloads/result.h"
 #include "workloads/session_messages.h"
 #include "workloads/workload.h"
+#include "workloads/workload_fields.h"
 #include "workloads/workload_options.h"
 
 namespace rdmabench::fuzz {
@@ -51,51 +51,22 @@ bool expect_only_rdmabench_errors(F&& f) {
 
 // ---- fuzz_options -------------------------------------------------------------------------
 // The input is split on '\n'. "KEY=VALUE" sets the WorkloadArgs string named by the long option
-// (op, qp, mode, size, iters, duration, warmup, warmup-time, tx-depth, rx-depth, inline,
-// signal-every, cq, threads, qps, cpus, mtu, timeout, and the engine knobs post-list, sge,
-// max-rd-atomic, latency-gap, rate, align, mr, numa); a bare flag name (all, bidir, events,
-// srq, rdma-cm, verify, cq-per-qp, hugepages) sets that flag; anything else is ignored.
+// of a workload field (op, qp, size, iters, tx-depth, ...: workloads/workload_fields.h); a bare
+// flag name (a boolean field's option such as bidir or srq, or all, events, rdma-cm) sets that
+// flag; anything else is ignored.
 // build_workload() runs on the result; the whole input also goes, as one string, through the size
 // and number parsers.
-inline std::optional<std::string>* options_field(WorkloadArgs& a, std::string_view key) {
-  if (key == "op") return &a.op;
-  if (key == "qp") return &a.qp;
-  if (key == "mode") return &a.mode;
-  if (key == "size") return &a.sizes;
-  if (key == "iters") return &a.iterations;
-  if (key == "duration") return &a.duration;
-  if (key == "warmup") return &a.warmup;
-  if (key == "warmup-time") return &a.warmup_time;
-  if (key == "tx-depth") return &a.tx_depth;
-  if (key == "rx-depth") return &a.rx_depth;
-  if (key == "inline") return &a.inline_size;
-  if (key == "signal-every") return &a.signal_every;
-  if (key == "cq") return &a.cq;
-  if (key == "threads") return &a.threads;
-  if (key == "qps") return &a.qps;
-  if (key == "cpus") return &a.cpus;
-  if (key == "mtu") return &a.mtu;
-  if (key == "timeout") return &a.timeout;
-  if (key == "post-list") return &a.post_list;
-  if (key == "sge") return &a.sge;
-  if (key == "max-rd-atomic") return &a.max_rd_atomic;
-  if (key == "latency-gap") return &a.latency_gap;
-  if (key == "rate") return &a.rate;
-  if (key == "align") return &a.align;
-  if (key == "mr") return &a.mr;
-  if (key == "numa") return &a.numa;
+// The field whose long option is `option` (workloads/workload_fields.h), or nullptr.
+inline const WorkloadField* options_field(std::string_view option) {
+  for (const WorkloadField& f : workload_fields())
+    if (f.option == option) return &f;
   return nullptr;
 }
 
 inline bool* options_flag(WorkloadArgs& a, std::string_view key) {
   if (key == "all") return &a.all_sizes;
-  if (key == "bidir") return &a.bidir;
   if (key == "events") return &a.events;
-  if (key == "srq") return &a.srq;
   if (key == "rdma-cm") return &a.rdma_cm;
-  if (key == "verify") return &a.verify;
-  if (key == "cq-per-qp") return &a.cq_per_qp;
-  if (key == "hugepages") return &a.hugepages;
   return nullptr;
 }
 
@@ -107,9 +78,14 @@ inline WorkloadArgs split_options(std::string_view input) {
     std::string_view line =
         input.substr(start, nl == std::string_view::npos ? input.npos : nl - start);
     if (size_t eq = line.find('='); eq != std::string_view::npos) {
-      if (auto* f = options_field(args, line.substr(0, eq))) *f = std::string(line.substr(eq + 1));
+      const WorkloadField* f = options_field(line.substr(0, eq));
+      if (f != nullptr && f->kind != FieldKind::kBool)
+        args.text[std::string(f->key)] = std::string(line.substr(eq + 1));
     } else if (bool* b = options_flag(args, line)) {
       *b = true;
+    } else if (const WorkloadField* f = options_field(line);
+               f != nullptr && f->kind == FieldKind::kBool) {
+      args.text[std::string(f->key)] = "true";
     }
     if (nl == std::string_view::npos) break;
     start = nl + 1;

@@ -20,8 +20,8 @@
 #include "orchestrator/progress.h"
 #include "orchestrator/run_index.h"
 #include "orchestrator/shell_quote.h"
-#include "orchestrator/workload_fields.h"
 #include "tests/unit/test_util.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {
@@ -158,7 +158,7 @@ TEST(CampaignExpand, WorkloadOptionsMatchTheValues) {
                                      "--cq", "event",    "--cpus",    "1,0",     "--connect",
                                      "tcp",  "--verify", "--timeout", "2.5"};
   EXPECT_EQ(client_options(values), expect);
-  Workload w = build_workload(workload_args(values));
+  Workload w = workload_from_values(values);
   EXPECT_EQ(w.op, Op::kSend);
   EXPECT_EQ(w.qp, QpType::kUd);
   EXPECT_EQ(w.sizes, (std::vector<uint64_t>{64, 1024}));
@@ -171,7 +171,7 @@ TEST(CampaignExpand, WorkloadOptionsMatchTheValues) {
   EXPECT_EQ(client_options(json::parse(R"({"connect": "rdma_cm"})")),
             std::vector<std::string>{"--rdma-cm"});
   EXPECT_EQ(client_options(json::parse(R"({"connect": "auto"})")), std::vector<std::string>{});
-  EXPECT_EQ(build_workload(workload_args(json::parse(R"({"connect": "auto"})"))).connect,
+  EXPECT_EQ(workload_from_values(json::parse(R"({"connect": "auto"})")).connect,
             ConnectMethod::kAuto);
 }
 

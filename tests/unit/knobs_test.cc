@@ -15,10 +15,10 @@
 #include "harness/error.h"
 #include "harness/host_memory.h"
 #include "harness/numa.h"
-#include "orchestrator/workload_fields.h"
 #include "tests/unit/test_util.h"
 #include "workloads/result.h"
 #include "workloads/workload.h"
+#include "workloads/workload_fields.h"
 #include "workloads/workload_options.h"
 
 namespace rdmabench {
@@ -363,14 +363,14 @@ TEST(KnobsJsonTest, SizeResultKnobFieldsRoundTrip) {
 
 TEST(KnobsOptionsTest, BuildWorkloadParsesEveryKnob) {
   WorkloadArgs a;
-  a.op = "send";
-  a.post_list = "8";
-  a.sge = "3";
-  a.align = "4K";
-  a.mr = "SHARED";
-  a.numa = "auto";
-  a.cq_per_qp = true;
-  a.hugepages = true;
+  a.text["op"] = "send";
+  a.text["post_list"] = "8";
+  a.text["sge"] = "3";
+  a.text["align"] = "4K";
+  a.text["mr"] = "SHARED";
+  a.text["numa"] = "auto";
+  a.text["cq_per_qp"] = "true";
+  a.text["hugepages"] = "true";
   Workload w = build_workload(a);
   EXPECT_EQ(w.post_list, 8u);
   EXPECT_EQ(w.sge, 3u);
@@ -380,43 +380,43 @@ TEST(KnobsOptionsTest, BuildWorkloadParsesEveryKnob) {
   EXPECT_TRUE(w.cq_per_qp);
   EXPECT_TRUE(w.hugepages);
   WorkloadArgs l;
-  l.mode = "lat";
-  l.op = "read";
-  l.rate = "5000";
-  l.max_rd_atomic = "4";
+  l.text["mode"] = "lat";
+  l.text["op"] = "read";
+  l.text["rate"] = "5000";
+  l.text["max_rd_atomic"] = "4";
   Workload lw = build_workload(l);
   EXPECT_DOUBLE_EQ(lw.rate, 5000);
   EXPECT_EQ(lw.max_rd_atomic, 4u);
   WorkloadArgs g;
-  g.mode = "lat";
-  g.latency_gap = "2.5";
+  g.text["mode"] = "lat";
+  g.text["latency_gap_us"] = "2.5";
   EXPECT_DOUBLE_EQ(build_workload(g).latency_gap_us, 2.5);
 }
 
 TEST(KnobsOptionsTest, BadTextIsRefusedNamingTheOption) {
   auto field_of = [](WorkloadArgs a) { return refusal([&] { build_workload(a); }).field(); };
   WorkloadArgs a;
-  a.post_list = "x";
+  a.text["post_list"] = "x";
   EXPECT_EQ(field_of(a), "post-list");
   a = {};
-  a.sge = "0";
+  a.text["sge"] = "0";
   EXPECT_EQ(field_of(a), "sge");
   a = {};
-  a.max_rd_atomic = "300";
+  a.text["max_rd_atomic"] = "300";
   EXPECT_EQ(field_of(a), "max-rd-atomic");
   a = {};
-  a.mode = "lat";
-  a.rate = "fast";
+  a.text["mode"] = "lat";
+  a.text["rate"] = "fast";
   EXPECT_EQ(field_of(a), "rate");
   a = {};
-  a.mode = "lat";
-  a.latency_gap = "-3";
+  a.text["mode"] = "lat";
+  a.text["latency_gap_us"] = "-3";
   EXPECT_EQ(field_of(a), "latency-gap");
   a = {};
-  a.align = "3";
+  a.text["align"] = "3";
   EXPECT_EQ(field_of(a), "align");
   a = {};
-  a.numa = "-1";
+  a.text["numa"] = "-1";
   EXPECT_EQ(field_of(a), "numa");
 }
 
@@ -439,7 +439,7 @@ TEST(KnobsOptionsTest, CampaignFieldsBecomeClientOptions) {
   EXPECT_TRUE(has("--max-rd-atomic", "4"));
   EXPECT_TRUE(has("--numa", "auto"));
   EXPECT_TRUE(has("--mr", "shared"));
-  Workload w = build_workload(workload_args(values));
+  Workload w = workload_from_values(values);
   EXPECT_DOUBLE_EQ(w.rate, 1000);
   EXPECT_EQ(w.max_rd_atomic, 4u);
   EXPECT_EQ(w.numa, Workload::kNumaAuto);
@@ -447,7 +447,7 @@ TEST(KnobsOptionsTest, CampaignFieldsBecomeClientOptions) {
   json bw = {{"post_list", canonical_field_value("post_list", 16, "/matrix/post_list")},
              {"sge", canonical_field_value("sge", 2, "/matrix/sge")},
              {"cq_per_qp", true}};
-  Workload b = build_workload(workload_args(bw));
+  Workload b = workload_from_values(bw);
   EXPECT_EQ(b.post_list, 16u);
   EXPECT_EQ(b.sge, 2u);
   EXPECT_TRUE(b.cq_per_qp);

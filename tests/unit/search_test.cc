@@ -19,8 +19,8 @@
 #include "orchestrator/cliff.h"
 #include "orchestrator/run_index.h"
 #include "orchestrator/sampling.h"
-#include "orchestrator/workload_fields.h"
 #include "tests/unit/test_util.h"
+#include "workloads/workload_fields.h"
 #include "workloads/workload_options.h"
 
 namespace rdmabench {
@@ -242,7 +242,7 @@ TEST(SearchParse, ErrorsNameTheJsonPath) {
 
 std::string valid(const json& values) {
   try {
-    build_workload(workload_args(values));
+    workload_from_values(values);
     return "";
   } catch (const ConfigError& e) {
     return e.what();

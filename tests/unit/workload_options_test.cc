@@ -52,10 +52,10 @@ TEST(BuildWorkloadTest, NoArgumentsGivesTheDefaultWorkload) {
 
 TEST(BuildWorkloadTest, NamesAreCaseInsensitive) {
   WorkloadArgs a;
-  a.op = "SEND_IMM";
-  a.qp = "Ud";
-  a.mode = "LAT";
-  a.cq = "Event";
+  a.text["op"] = "SEND_IMM";
+  a.text["qp"] = "Ud";
+  a.text["mode"] = "LAT";
+  a.text["cq"] = "Event";
   Workload w = build_workload(a);
   EXPECT_EQ(w.op, Op::kSendImm);
   EXPECT_EQ(w.qp, QpType::kUd);
@@ -65,11 +65,11 @@ TEST(BuildWorkloadTest, NamesAreCaseInsensitive) {
 
 TEST(BuildWorkloadTest, FlagsAreCarriedOver) {
   WorkloadArgs a;
-  a.op = "send";
-  a.bidir = true;
-  a.srq = true;
+  a.text["op"] = "send";
+  a.text["bidir"] = "true";
+  a.text["srq"] = "true";
   a.rdma_cm = true;
-  a.verify = true;
+  a.text["verify"] = "true";
   a.events = true;
   Workload w = build_workload(a);
   EXPECT_TRUE(w.bidir);
@@ -82,11 +82,11 @@ TEST(BuildWorkloadTest, FlagsAreCarriedOver) {
 TEST(BuildWorkloadTest, ConnectOption) {
   WorkloadArgs a;
   EXPECT_EQ(build_workload(a).connect, ConnectMethod::kAuto);
-  a.connect = "tcp";
+  a.text["connect"] = "tcp";
   EXPECT_EQ(build_workload(a).connect, ConnectMethod::kTcp);
-  a.connect = "RDMA_CM";
+  a.text["connect"] = "RDMA_CM";
   EXPECT_EQ(build_workload(a).connect, ConnectMethod::kRdmaCm);
-  a.connect = "tcp";
+  a.text["connect"] = "tcp";
   a.rdma_cm = true;
   try {
     build_workload(a);
@@ -96,7 +96,7 @@ TEST(BuildWorkloadTest, ConnectOption) {
     EXPECT_EQ(e.value(), "tcp");
   }
   a.rdma_cm = false;
-  a.connect = "udp";
+  a.text["connect"] = "udp";
   try {
     build_workload(a);
     FAIL() << "--connect udp accepted";
@@ -108,18 +108,18 @@ TEST(BuildWorkloadTest, ConnectOption) {
 
 TEST(BuildWorkloadTest, NumericOptions) {
   WorkloadArgs a;
-  a.op = "send";
-  a.iterations = "12345";
-  a.warmup = "0";
-  a.tx_depth = "256";
-  a.rx_depth = "1024";
-  a.inline_size = "64";
-  a.signal_every = "16";
-  a.threads = "4";
-  a.qps = "2";
-  a.mtu = "2048";
-  a.timeout = "2.5";
-  a.cpus = "0,2,5";
+  a.text["op"] = "send";
+  a.text["iterations"] = "12345";
+  a.text["warmup"] = "0";
+  a.text["tx_depth"] = "256";
+  a.text["rx_depth"] = "1024";
+  a.text["inline_size"] = "64";
+  a.text["signal_every"] = "16";
+  a.text["threads"] = "4";
+  a.text["qps_per_thread"] = "2";
+  a.text["mtu"] = "2048";
+  a.text["timeout_s"] = "2.5";
+  a.text["cpus"] = "0,2,5";
   Workload w = build_workload(a);
   EXPECT_EQ(w.iterations, 12345u);
   EXPECT_EQ(w.effective_warmup(), 0u);
@@ -137,8 +137,8 @@ TEST(BuildWorkloadTest, NumericOptions) {
 
 TEST(BuildWorkloadTest, DurationMode) {
   WorkloadArgs a;
-  a.duration = "1.5";
-  a.warmup_time = "0.25";
+  a.text["duration_s"] = "1.5";
+  a.text["warmup_s"] = "0.25";
   Workload w = build_workload(a);
   EXPECT_DOUBLE_EQ(w.duration_s, 1.5);
   EXPECT_DOUBLE_EQ(w.warmup_s, 0.25);
@@ -156,7 +156,7 @@ TEST(BuildWorkloadTest, SizeSuffixes) {
                         Case{"2G", 2ULL << 30}, Case{"1G", 1ULL << 30}, Case{"4KB", 4096},
                         Case{"4KiB", 4096}, Case{"3M", 3ULL << 20}}) {
     WorkloadArgs a;
-    a.sizes = c.text;
+    a.text["sizes"] = c.text;
     if (c.bytes > (1ULL << 30)) {
       // Parsed correctly, then refused by validation as above 1G.
       EXPECT_EQ(parse_size(c.text, "size"), c.bytes) << c.text;
@@ -169,39 +169,39 @@ TEST(BuildWorkloadTest, SizeSuffixes) {
 
 TEST(BuildWorkloadTest, SizeLists) {
   WorkloadArgs a;
-  a.sizes = "1K,4K";
+  a.text["sizes"] = "1K,4K";
   EXPECT_EQ(build_workload(a).sizes, (std::vector<uint64_t>{1024, 4096}));
   // Sorted and de-duplicated.
-  a.sizes = "64K,2,64K,1K";
+  a.text["sizes"] = "64K,2,64K,1K";
   EXPECT_EQ(build_workload(a).sizes, (std::vector<uint64_t>{2, 1024, 65536}));
 }
 
 TEST(BuildWorkloadTest, SizeRangeIsPowersOfTwo) {
   WorkloadArgs a;
-  a.sizes = "2-8M";
+  a.text["sizes"] = "2-8M";
   Workload w = build_workload(a);
   EXPECT_EQ(w.sizes, powers_of_two(2, 8ULL << 20));
   EXPECT_EQ(w.sizes.size(), 23u);
   EXPECT_EQ(w.sizes.front(), 2u);
   EXPECT_EQ(w.sizes.back(), 8ULL << 20);
 
-  a.sizes = "1K-64K";
+  a.text["sizes"] = "1K-64K";
   EXPECT_EQ(build_workload(a).sizes,
             (std::vector<uint64_t>{1024, 2048, 4096, 8192, 16384, 32768, 65536}));
   // A range and single sizes combined.
-  a.sizes = "3,16-64";
+  a.text["sizes"] = "3,16-64";
   EXPECT_EQ(build_workload(a).sizes, (std::vector<uint64_t>{3, 16, 32, 64}));
   // A range with one element.
-  a.sizes = "4K-4K";
+  a.text["sizes"] = "4K-4K";
   EXPECT_EQ(build_workload(a).sizes, std::vector<uint64_t>{4096});
 }
 
 TEST(BuildWorkloadTest, BadRangesAreRefused) {
   WorkloadArgs a;
-  a.sizes = "8M-2";
+  a.text["sizes"] = "8M-2";
   ConfigError e = expect_build_refused(a, "size", "8M-2");
   EXPECT_NE(e.allowed().find("FROM"), std::string::npos);
-  a.sizes = "0-8";
+  a.text["sizes"] = "0-8";
   expect_build_refused(a, "size", "0-8");
 }
 
@@ -217,22 +217,22 @@ TEST(BuildWorkloadTest, AllSizes) {
 TEST(BuildWorkloadTest, AtomicsDefaultToEightBytes) {
   for (const char* op : {"fetch_add", "cmp_swap"}) {
     WorkloadArgs a;
-    a.op = op;
+    a.text["op"] = op;
     EXPECT_EQ(build_workload(a).sizes, std::vector<uint64_t>{8}) << op;
-    a.mode = "lat";
+    a.text["mode"] = "lat";
     EXPECT_EQ(build_workload(a).sizes, std::vector<uint64_t>{8}) << op;
     a.all_sizes = true;  // -a with atomics: the only size atomics have
     EXPECT_EQ(build_workload(a).sizes, std::vector<uint64_t>{8}) << op;
   }
   WorkloadArgs a;
-  a.op = "fetch_add";
-  a.sizes = "16";
+  a.text["op"] = "fetch_add";
+  a.text["sizes"] = "16";
   expect_build_refused(a, "size", "16");
 }
 
 TEST(BuildWorkloadTest, LatencyDefaultSizeIsSmall) {
   WorkloadArgs a;
-  a.mode = "lat";
+  a.text["mode"] = "lat";
   Workload w = build_workload(a);
   ASSERT_EQ(w.sizes.size(), 1u);
   EXPECT_LT(w.sizes[0], 65536u);
@@ -244,32 +244,32 @@ TEST(BuildWorkloadTest, LatencyDefaultSizeIsSmall) {
 TEST(BuildWorkloadTest, NegativeNumbersAreRefused) {
   {
     WorkloadArgs a;
-    a.iterations = "-5";
+    a.text["iterations"] = "-5";
     expect_build_refused(a, "iters", "-5");
   }
   {
     WorkloadArgs a;
-    a.sizes = "-5";
+    a.text["sizes"] = "-5";
     expect_build_refused(a, "size", "-5");
   }
   {
     WorkloadArgs a;
-    a.tx_depth = "-1";
+    a.text["tx_depth"] = "-1";
     expect_build_refused(a, "tx-depth", "-1");
   }
   {
     WorkloadArgs a;
-    a.threads = "-2";
+    a.text["threads"] = "-2";
     expect_build_refused(a, "threads", "-2");
   }
   {
     WorkloadArgs a;
-    a.duration = "-1";
+    a.text["duration_s"] = "-1";
     expect_build_refused(a, "duration", "-1");
   }
   {
     WorkloadArgs a;
-    a.cpus = "0,-1";
+    a.text["cpus"] = "0,-1";
     expect_build_refused(a, "cpus", "-1");
   }
 }
@@ -277,39 +277,39 @@ TEST(BuildWorkloadTest, NegativeNumbersAreRefused) {
 TEST(BuildWorkloadTest, NonNumbersAreRefused) {
   {
     WorkloadArgs a;
-    a.iterations = "abc";
+    a.text["iterations"] = "abc";
     ConfigError e = expect_build_refused(a, "iters", "abc");
     EXPECT_NE(e.allowed().find("whole number"), std::string::npos);
   }
   {
     WorkloadArgs a;
-    a.iterations = "1.5";
+    a.text["iterations"] = "1.5";
     expect_build_refused(a, "iters", "1.5");
   }
   {
     WorkloadArgs a;
-    a.rx_depth = "1.5";
+    a.text["rx_depth"] = "1.5";
     expect_build_refused(a, "rx-depth", "1.5");
   }
   {
     WorkloadArgs a;
-    a.qps = "2x";
+    a.text["qps_per_thread"] = "2x";
     expect_build_refused(a, "qps", "2x");
   }
   {
     WorkloadArgs a;
-    a.sizes = "abc";
+    a.text["sizes"] = "abc";
     ConfigError e = expect_build_refused(a, "size", "abc");
     EXPECT_NE(e.allowed().find("4K"), std::string::npos);
   }
   {
     WorkloadArgs a;
-    a.duration = "soon";
+    a.text["duration_s"] = "soon";
     expect_build_refused(a, "duration", "soon");
   }
   {
     WorkloadArgs a;
-    a.iterations = "";
+    a.text["iterations"] = "";
     expect_build_refused(a, "iters", "");
   }
 }
@@ -317,38 +317,38 @@ TEST(BuildWorkloadTest, NonNumbersAreRefused) {
 TEST(BuildWorkloadTest, ZeroWhereNotAllowed) {
   {
     WorkloadArgs a;
-    a.iterations = "0";
+    a.text["iterations"] = "0";
     ConfigError e = expect_build_refused(a, "iters", "0");
     EXPECT_NE(e.allowed().find("from 1"), std::string::npos) << e.allowed();
   }
   {
     WorkloadArgs a;
-    a.threads = "0";
+    a.text["threads"] = "0";
     expect_build_refused(a, "threads", "0");
   }
   {
     WorkloadArgs a;
-    a.qps = "0";
+    a.text["qps_per_thread"] = "0";
     expect_build_refused(a, "qps", "0");
   }
   {
     WorkloadArgs a;
-    a.tx_depth = "0";
+    a.text["tx_depth"] = "0";
     expect_build_refused(a, "tx-depth", "0");
   }
   {
     WorkloadArgs a;
-    a.signal_every = "0";
+    a.text["signal_every"] = "0";
     expect_build_refused(a, "signal-every", "0");
   }
   {
     WorkloadArgs a;
-    a.duration = "0";
+    a.text["duration_s"] = "0";
     expect_build_refused(a, "duration", "0");
   }
   {
     WorkloadArgs a;
-    a.timeout = "0";
+    a.text["timeout_s"] = "0";
     expect_build_refused(a, "timeout", "0");
   }
 }
@@ -356,25 +356,25 @@ TEST(BuildWorkloadTest, ZeroWhereNotAllowed) {
 TEST(BuildWorkloadTest, OutOfRangeNumbersAreRefused) {
   {
     WorkloadArgs a;
-    a.threads = "1025";
+    a.text["threads"] = "1025";
     ConfigError e = expect_build_refused(a, "threads", "1025");
     EXPECT_NE(e.allowed().find("1024"), std::string::npos);
   }
   {
     WorkloadArgs a;
-    a.mtu = "128";
+    a.text["mtu"] = "128";
     expect_build_refused(a, "mtu", "128");
   }
   {
     // In the option's range but not a valid MTU: refused by validation.
     WorkloadArgs a;
-    a.mtu = "1500";
+    a.text["mtu"] = "1500";
     ConfigError e = expect_build_refused(a, "mtu", "1500");
     EXPECT_NE(e.allowed().find("4096"), std::string::npos);
   }
   {
     WorkloadArgs a;
-    a.duration = "86401";
+    a.text["duration_s"] = "86401";
     expect_build_refused(a, "duration", "86401");
   }
 }
@@ -382,7 +382,7 @@ TEST(BuildWorkloadTest, OutOfRangeNumbersAreRefused) {
 TEST(BuildWorkloadTest, UnknownNamesListTheAllowedNames) {
   {
     WorkloadArgs a;
-    a.op = "atomic";
+    a.text["op"] = "atomic";
     ConfigError e = expect_build_refused(a, "op", "atomic");
     for (const char* n :
          {"send", "send_imm", "write", "write_imm", "read", "fetch_add", "cmp_swap"})
@@ -390,19 +390,19 @@ TEST(BuildWorkloadTest, UnknownNamesListTheAllowedNames) {
   }
   {
     WorkloadArgs a;
-    a.qp = "xrc";
+    a.text["qp"] = "xrc";
     ConfigError e = expect_build_refused(a, "qp", "xrc");
     for (const char* n : {"rc", "uc", "ud"}) EXPECT_NE(e.allowed().find(n), std::string::npos);
   }
   {
     WorkloadArgs a;
-    a.mode = "throughput";
+    a.text["mode"] = "throughput";
     ConfigError e = expect_build_refused(a, "mode", "throughput");
     for (const char* n : {"bw", "lat"}) EXPECT_NE(e.allowed().find(n), std::string::npos);
   }
   {
     WorkloadArgs a;
-    a.cq = "spin";
+    a.text["cq"] = "spin";
     ConfigError e = expect_build_refused(a, "cq", "spin");
     for (const char* n : {"poll", "event"}) EXPECT_NE(e.allowed().find(n), std::string::npos);
   }
@@ -411,36 +411,36 @@ TEST(BuildWorkloadTest, UnknownNamesListTheAllowedNames) {
 TEST(BuildWorkloadTest, BadSizeSuffixIsRefused) {
   for (const char* s : {"4X", "4KK", "4T", "K", "4 K", "1,4X"}) {
     WorkloadArgs a;
-    a.sizes = s;
+    a.text["sizes"] = s;
     ConfigError e = catch_config_error([&] { build_workload(a); });
     EXPECT_EQ(e.field(), "size") << s;
     EXPECT_NE(std::string(e.what()).find("K/M/G"), std::string::npos) << e.what();
   }
   WorkloadArgs a;
-  a.sizes = "4X";
+  a.text["sizes"] = "4X";
   expect_build_refused(a, "size", "4X");
 }
 
 TEST(BuildWorkloadTest, OverflowIsRefused) {
   {
     WorkloadArgs a;
-    a.sizes = "99999999999999999999";
+    a.text["sizes"] = "99999999999999999999";
     expect_build_refused(a, "size", "99999999999999999999");
   }
   {
     // 17179869184 G = 2^64 bytes: one more than fits.
     WorkloadArgs a;
-    a.sizes = "17179869184G";
+    a.text["sizes"] = "17179869184G";
     expect_build_refused(a, "size", "17179869184G");
   }
   {
     WorkloadArgs a;
-    a.iterations = "99999999999999999999";
+    a.text["iterations"] = "99999999999999999999";
     expect_build_refused(a, "iters", "99999999999999999999");
   }
   {
     WorkloadArgs a;
-    a.duration = "1e400";
+    a.text["duration_s"] = "1e400";
     expect_build_refused(a, "duration", "1e400");
   }
 }
@@ -454,7 +454,7 @@ TEST(BuildWorkloadTest, OverflowIsRefused) {
 TEST(BuildWorkloadTest, RangeEndingAtOrAbove2To63IsRefused) {
   for (const char* s : {"1-8589934592G", "1-9223372036854775808", "3-18446744073709551615"}) {
     WorkloadArgs a;
-    a.sizes = s;
+    a.text["sizes"] = s;
     ConfigError e = catch_config_error([&] { build_workload(a); });
     EXPECT_EQ(e.field(), "size") << s;
   }
@@ -467,7 +467,7 @@ TEST(BuildWorkloadTest, RangeEndingAtOrAbove2To63IsRefused) {
 TEST(BuildWorkloadTest, BareBinaryMarkerIsRefused) {
   for (const char* s : {"4i", "4iB", "4ib"}) {
     WorkloadArgs a;
-    a.sizes = s;
+    a.text["sizes"] = s;
     ConfigError e = catch_config_error([&] { build_workload(a); });
     EXPECT_EQ(e.field(), "size") << s;
   }
@@ -475,7 +475,7 @@ TEST(BuildWorkloadTest, BareBinaryMarkerIsRefused) {
 
 TEST(BuildWorkloadTest, SizeTogetherWithAllIsRefused) {
   WorkloadArgs a;
-  a.sizes = "4K";
+  a.text["sizes"] = "4K";
   a.all_sizes = true;
   ConfigError e = expect_build_refused(a, "size", "4K");
   EXPECT_NE(e.allowed().find("-a"), std::string::npos) << e.allowed();
@@ -483,23 +483,23 @@ TEST(BuildWorkloadTest, SizeTogetherWithAllIsRefused) {
 
 TEST(BuildWorkloadTest, CqPollTogetherWithEventsIsRefused) {
   WorkloadArgs a;
-  a.cq = "poll";
+  a.text["cq"] = "poll";
   a.events = true;
   ConfigError e = expect_build_refused(a, "cq", "poll");
   EXPECT_NE(e.allowed().find("-e"), std::string::npos) << e.allowed();
   // --cq event with -e is consistent.
-  a.cq = "event";
+  a.text["cq"] = "event";
   EXPECT_EQ(build_workload(a).cq, CqMode::kEvent);
 }
 
 TEST(BuildWorkloadTest, StructurallyInvalidCombinationIsRefusedByValidation) {
   WorkloadArgs a;
-  a.op = "read";
-  a.qp = "uc";
+  a.text["op"] = "read";
+  a.text["qp"] = "uc";
   expect_build_refused(a, "op", "read");
   a = WorkloadArgs{};
-  a.iterations = "100";
-  a.duration = "1";
+  a.text["iterations"] = "100";
+  a.text["duration_s"] = "1";
   ConfigError e = catch_config_error([&] { build_workload(a); });
   EXPECT_EQ(e.field().rfind("iter", 0), 0u) << e.field();  // -n/--iters ("iters"/"iterations")
   EXPECT_EQ(e.value(), "100");

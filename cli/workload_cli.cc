@@ -1,0 +1,27 @@
+#include "cli/workload_cli.h"
+
+#include "workloads/workload_fields.h"
+
+namespace rdmabench {
+
+void add_workload_options(CLI::App* app, WorkloadArgs& args) {
+  for (const WorkloadField& f : workload_fields()) {
+    const std::string key(f.key);
+    const std::string names(f.names);
+    const std::string help(f.help);
+    if (f.kind == FieldKind::kBool) {
+      app->add_flag_callback(
+          names, [&args, key] { args.text[key] = "true"; }, help);
+    } else {
+      app->add_option_function<std::string>(
+          names, [&args, key](const std::string& v) { args.text[key] = v; }, help);
+    }
+    if (f.key == "sizes")
+      app->add_flag("-a,--all", args.all_sizes, "all sizes 2 B .. 8 MiB in powers of two");
+    if (f.key == "cq") app->add_flag("-e,--events", args.events, "same as --cq event");
+    if (f.key == "connect")
+      app->add_flag("-R,--rdma-cm", args.rdma_cm, "connect the QPs with rdma_cm");
+  }
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,13 @@
+#pragma once
+// The client's workload options on a CLI11 command: one option per entry of the workload field
+// table (workloads/workload_fields.h), with its spellings and help, plus the shorthands -a, -e
+// and -R. The values are kept as typed in `args`; build_workload() checks them.
+#include <CLI/CLI.hpp>
+
+#include "workloads/workload_options.h"
+
+namespace rdmabench {
+
+void add_workload_options(CLI::App* app, WorkloadArgs& args);
+
+}  // namespace rdmabench
