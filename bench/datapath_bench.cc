@@ -11,6 +11,7 @@
 
 #include "workloads/bw_datapath.h"
 #include "workloads/lat_datapath.h"
+#include "workloads/work_requests.h"
 
 namespace rdmabench {
 namespace {

@@ -15,6 +15,7 @@
 
 #include "harness/clock.h"
 #include "harness/histogram.h"
+#include "workloads/work_requests.h"
 #include "workloads/worker_context.h"
 
 namespace rdmabench {
@@ -73,7 +74,7 @@ struct Rig {
   Rig() {
     LateSendVerbs::reset();
     ctx.qps.resize(1);
-    shape_slot(ctx.qps[0], 1, 1);  // the prebuilt work requests, as Fabric builds them
+    shape_slot(ctx.qps[0], 1, 1);  // the prebuilt work requests' shape, as Fabric builds them
     ctx.clock = &clock;
     ctx.control = &control;
     ctx.tx_depth = 4;
