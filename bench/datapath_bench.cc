@@ -11,6 +11,7 @@
 
 #include "workloads/bw_datapath.h"
 #include "workloads/lat_datapath.h"
+#include "workloads/work_requests.h"
 
 namespace rdmabench {
 namespace {
@@ -99,7 +100,7 @@ void BM_LatPingPerOp(benchmark::State& state) {
   constexpr uint64_t kOps = 1 << 14;
   for (auto _ : state) {
     LatPhase ph{"bench", kOps, 0, &hist, 0};
-    PhaseStats st = run_lat_ping<Op::kSend, QpType::kRc, CqMode::kPoll, FakeVerbs>(rig.ctx, ph);
+    PhaseStats st = run_lat_ping<Op::kSend, CqMode::kPoll, FakeVerbs>(rig.ctx, ph);
     benchmark::DoNotOptimize(st);
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kOps));

@@ -1,9 +1,6 @@
 #include "harness/verbs.h"
 
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <new>
 
 #include "harness/error.h"
 
@@ -76,17 +73,6 @@ void modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, const char* to_state) {
   if (rc != 0)
     throw_sys("ibv_modify_qp", std::string("QP ") + std::to_string(qp->qp_num) + " -> " + to_state,
               rc);
-}
-
-void FreeDeleter::operator()(void* p) const noexcept { std::free(p); }
-
-BufferPtr alloc_buffer(std::size_t bytes, std::size_t alignment) {
-  if (bytes == 0) bytes = alignment;
-  bytes = (bytes + alignment - 1) / alignment * alignment;
-  void* p = std::aligned_alloc(alignment, bytes);
-  if (p == nullptr) throw_sys("aligned_alloc", std::to_string(bytes) + " bytes", ENOMEM);
-  std::memset(p, 0, bytes);
-  return BufferPtr(static_cast<std::byte*>(p));
 }
 
 }  // namespace rdmabench

@@ -41,12 +41,4 @@ void modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, const char* to_state);
 
 std::string device_name(ibv_context* ctx);
 
-// Page-aligned, zeroed buffer (freed with free()). Buffers are zeroed before registration so no
-// stale memory is ever exposed to a peer.
-struct FreeDeleter {
-  void operator()(void* p) const noexcept;
-};
-using BufferPtr = std::unique_ptr<std::byte, FreeDeleter>;
-BufferPtr alloc_buffer(std::size_t bytes, std::size_t alignment = 4096);
-
 }  // namespace rdmabench

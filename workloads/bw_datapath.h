@@ -19,6 +19,117 @@ struct BwPhase {
   uint64_t recv_until = 0;  // stop receiving at this cumulative count (UINT64_MAX: until told)
 };
 
+namespace detail {
+
+// A phase's progress besides the slots' own counts.
+struct BwProgress {
+  size_t qps_done = 0;              // QPs whose completions reached the phase's target
+  uint64_t window_ops = 0;          // operations completed inside the measured window
+  uint64_t last_progress = 0;       // ticks: last poll that found completions
+  uint64_t last_recv_progress = 0;  // ticks: same, once anything was received
+};
+
+// Polls the worker's CQ once and accounts the batch: a receive is counted and its WR re-posted;
+// a send completion credits its slot with the operations it covers (wr_id = slot | count << 32),
+// and `in_window` the measured window too. Reads the clock into `now` after the poll and, when
+// it found completions, records the progress time. Throws on a poll error or a failed
+// completion. Returns how many completions it took. The one completion handler of the bandwidth
+// loop: its main loop and the deadline flush both poll through it.
+template <Op kOp, class V>
+[[gnu::always_inline]] inline int poll_bw(WorkerContext& w, const BwPhase& ph, ibv_wc* wcs,
+                                          bool in_window, BwProgress& p, uint64_t& now) {
+  const int n = poll_worker_cq<V>(w, wcs);
+  if (n < 0) [[unlikely]]
+    throw SysError("ibv_poll_cq", -n, std::string("worker CQ in ") + ph.name);
+  for (int k = 0; k < n; ++k) {
+    const ibv_wc& wc = wcs[k];
+    if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
+      throw_completion_error(w, wc, ph.name);
+    if constexpr (uses_recv(kOp)) {
+      if (wc.opcode & IBV_WC_RECV) {
+        ++w.received;
+        w.received_bytes += wc.byte_len - w.recv_header_bytes;
+        repost_recv<V>(w, wc, ph.name);
+        continue;
+      }
+    }
+    QpSlot& q = w.qps[wc.wr_id & 0xffffffffU];
+    q.completed += wc.wr_id >> 32;
+    if (q.completed == ph.target) ++p.qps_done;
+    if (in_window) p.window_ops += wc.wr_id >> 32;
+  }
+  now = w.clock->now();
+  if (n > 0) {
+    p.last_progress = now;
+    if (w.received != 0) p.last_recv_progress = now;
+  }
+  return n;
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_bw_timeout(const WorkerContext& w,
+                                                                    const char* phase) {
+  uint64_t posted = 0;
+  uint64_t completed = 0;
+  for (const QpSlot& q : w.qps) {
+    posted += q.posted;
+    completed += q.completed;
+  }
+  throw_timeout(w, phase,
+                std::to_string(completed) + " of " + std::to_string(posted) +
+                    " posted operations completed, " + std::to_string(w.received) +
+                    " messages received");
+}
+
+// A poll found nothing: stop on abort, fail after timeout_ticks without progress, and in event
+// mode, when `may_sleep`, sleep until the CQ has something (or a slice passed).
+template <CqMode kCq>
+[[gnu::always_inline]] inline void bw_idle(WorkerContext& w, const char* phase, uint64_t now,
+                                           uint64_t last_progress, bool& armed, bool may_sleep) {
+  if (w.control->abort.load(std::memory_order_relaxed)) [[unlikely]]
+    throw Error(std::string(phase) + ": aborted");
+  if (now - last_progress > w.timeout_ticks) [[unlikely]]
+    throw_bw_timeout(w, phase);
+  if constexpr (kCq == CqMode::kEvent) {
+    if (may_sleep) wait_cq_event(w, armed, 100, phase);
+  } else {
+    (void)armed;
+    (void)may_sleep;
+  }
+}
+
+// At the deadline (duration mode): every QP with unsignaled work posts one signaled WR that
+// covers it, once its send queue has room, so the phase can reap everything it posted. Runs
+// once per phase: out of line, to keep the main loop small, and taking and returning the
+// progress by value so that the main loop's copy never has its address taken (it stays in
+// registers). Its polls go through poll_bw and wait like the main loop (bw_idle).
+template <Op kOp, CqMode kCq, class V>
+[[gnu::noinline, gnu::cold]] BwProgress flush_unsignaled(WorkerContext& w, const BwPhase& ph,
+                                                         ibv_wc* wcs, BwProgress p, bool& armed) {
+  uint64_t now = 0;
+  for (size_t i = 0; i < w.qps.size(); ++i) {
+    QpSlot& q = w.qps[i];
+    if (q.unsignaled == 0) continue;
+    while (q.posted - q.completed >= w.tx_depth)  // room for the flushing WR
+      if (poll_bw<kOp, V>(w, ph, wcs, false, p, now) == 0)
+        bw_idle<kCq>(w, ph.name, now, p.last_progress, armed, true);
+    // One signaled WR alone covers the unsignaled ones before it.
+    ibv_send_wr* const next = q.wr[0].next;
+    q.wr[0].next = nullptr;
+    q.wr[0].send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
+    q.wr[0].wr_id = i | (uint64_t{q.unsignaled + 1} << 32);
+    q.unsignaled = 0;
+    ibv_send_wr* bad = nullptr;
+    const int rc = V::post_send(q.qp, q.wr, &bad);
+    q.wr[0].next = next;
+    ++w.post_calls;
+    if (rc != 0) throw_post_error(w, q, rc, false, ph.name);
+    ++q.posted;
+  }
+  return p;
+}
+
+}  // namespace detail
+
 template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
 PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
   constexpr bool kReliable = kQp == QpType::kRc;
@@ -34,12 +145,12 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
   ibv_wc wcs[kPollBatch];
   bool armed = false;
   bool time_up = !ph.send;
-  size_t qps_done = ph.send ? 0 : nqp;
+  detail::BwProgress progress;
+  progress.qps_done = ph.send ? 0 : nqp;
   uint64_t now = clock.now();
   st.t_start = now;
-  uint64_t last_progress = now;
-  uint64_t window_ops = 0;
-  uint64_t last_recv_progress = now;
+  progress.last_progress = now;
+  progress.last_recv_progress = now;
   bool finished_seen = false;
 
   for (;;) {
@@ -80,69 +191,15 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
       }
     }
 
-    int n = poll_worker_cq<V>(w, wcs);
-    if (n < 0) [[unlikely]]
-      throw SysError("ibv_poll_cq", -n, std::string("worker CQ in ") + ph.name);
-    if (n > 0) {
-      for (int k = 0; k < n; ++k) {
-        const ibv_wc& wc = wcs[k];
-        if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
-          throw_completion_error(w, wc, ph.name);
-        if constexpr (uses_recv(kOp)) {
-          if (wc.opcode & IBV_WC_RECV) {
-            ++w.received;
-            w.received_bytes += wc.byte_len - w.recv_header_bytes;
-            repost_recv<V>(w, wc, ph.name);
-            continue;
-          }
-        }
-        QpSlot& q = w.qps[wc.wr_id & 0xffffffffU];
-        q.completed += wc.wr_id >> 32;
-        if (q.completed == ph.target) ++qps_done;
-        if (!time_up) window_ops += wc.wr_id >> 32;
-      }
-      now = clock.now();
-      last_progress = now;
-      if (w.received != 0) last_recv_progress = now;
-    } else {
-      now = clock.now();
-    }
+    const int n = detail::poll_bw<kOp, V>(w, ph, wcs, !time_up, progress, now);
 
     // Deadline (duration mode): stop posting; flush unsignaled work with one signaled op each.
     if (!time_up && ph.deadline != 0 && now >= ph.deadline) {
       time_up = true;
       st.t_end = now;
-      st.ops = window_ops;
-      for (size_t i = 0; i < nqp; ++i) {
-        QpSlot& q = w.qps[i];
-        if (q.unsignaled == 0) continue;
-        while (q.posted - q.completed >= w.tx_depth) {
-          int m = poll_worker_cq<V>(w, wcs);
-          for (int k = 0; k < m; ++k) {
-            if (wcs[k].status != IBV_WC_SUCCESS) throw_completion_error(w, wcs[k], ph.name);
-            if ((wcs[k].opcode & IBV_WC_RECV) != 0) {
-              ++w.received;
-              w.received_bytes += wcs[k].byte_len - w.recv_header_bytes;
-              repost_recv<V>(w, wcs[k], ph.name);
-            } else {
-              w.qps[wcs[k].wr_id & 0xffffffffU].completed += wcs[k].wr_id >> 32;
-            }
-          }
-          if (w.control->abort.load(std::memory_order_relaxed)) throw Error("aborted");
-        }
-        // One signaled WR alone covers the unsignaled ones before it.
-        ibv_send_wr* const next = q.wr[0].next;
-        q.wr[0].next = nullptr;
-        q.wr[0].send_flags = w.base_send_flags | IBV_SEND_SIGNALED;
-        q.wr[0].wr_id = i | (uint64_t{q.unsignaled + 1} << 32);
-        q.unsignaled = 0;
-        ibv_send_wr* bad = nullptr;
-        const int rc = V::post_send(q.qp, q.wr, &bad);
-        q.wr[0].next = next;
-        ++w.post_calls;
-        if (rc != 0) throw_post_error(w, q, rc, false, ph.name);
-        ++q.posted;
-      }
+      st.ops = progress.window_ops;
+      progress = detail::flush_unsignaled<kOp, kCq, V>(w, ph, wcs, progress, armed);
+      now = clock.now();
     }
 
     // Done?
@@ -152,10 +209,10 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
       if (send_done)
         for (const QpSlot& q : w.qps) send_done &= q.completed == q.posted;
     } else {
-      send_done = qps_done == nqp;
+      send_done = progress.qps_done == nqp;
       if (send_done && ph.send && st.t_end == 0) {
         st.t_end = now;
-        st.ops = window_ops;
+        st.ops = progress.window_ops;
       }
     }
     bool recv_done = true;
@@ -169,32 +226,15 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
           // Unreliable transport: after the peer finished, stop once the wire is quiet.
           if (!finished_seen) {
             finished_seen = true;
-            last_recv_progress = now;
+            progress.last_recv_progress = now;
           }
-          recv_done = now - last_recv_progress > w.drain_ticks;
+          recv_done = now - progress.last_recv_progress > w.drain_ticks;
         }
       }
     }
     if (send_done && recv_done) break;
-    if (n == 0) {
-      if (w.control->abort.load(std::memory_order_relaxed)) [[unlikely]]
-        throw Error(std::string(ph.name) + ": aborted");
-      if (now - last_progress > w.timeout_ticks) [[unlikely]] {
-        uint64_t posted = 0;
-        uint64_t completed = 0;
-        for (const QpSlot& q : w.qps) {
-          posted += q.posted;
-          completed += q.completed;
-        }
-        throw_timeout(w, ph.name,
-                      std::to_string(completed) + " of " + std::to_string(posted) +
-                          " posted operations completed, " + std::to_string(w.received) +
-                          " messages received");
-      }
-      if constexpr (kCq == CqMode::kEvent) {
-        if (!sq_room || time_up) wait_cq_event(w, armed, 100, ph.name);
-      }
-    }
+    if (n == 0)
+      detail::bw_idle<kCq>(w, ph.name, now, progress.last_progress, armed, !sq_room || time_up);
   }
   if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
   for (const QpSlot& q : w.qps) st.posted += q.posted;

@@ -1,6 +1,7 @@
 #pragma once
-// The latency loops, templated like the bandwidth loop. Ping (the client) times each round
-// trip with the TSC and records it in the worker's histogram; pong (the server) answers.
+// The latency loops, templated on op and CQ mode (the QP type changes nothing here). Ping (the
+// client) times each round trip with the TSC and records it in the worker's histogram; pong (the
+// server) answers.
 //  - send, send_imm, write_imm: arrival is a receive completion.
 //  - write: arrival is the last byte of the receive region changing to the iteration's marker
 //    (the perftest write_lat method); the send completion is only reaped.
@@ -167,9 +168,8 @@ inline PhaseStats end_phase(WorkerContext& w, QpSlot& q, LatPhase& ph, PhaseStat
 }  // namespace detail
 
 // Client side: count round trips (or until the deadline).
-template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
+template <Op kOp, CqMode kCq, class V = VerbsOps>
 PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
-  (void)kQp;
   QpSlot& q = w.qps[0];
   const Clock& clock = *w.clock;
   PhaseStats st;
@@ -202,9 +202,8 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
 }
 
 // Server side: answer `count` messages, or until the peer reports it finished.
-template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
+template <Op kOp, CqMode kCq, class V = VerbsOps>
 PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
-  (void)kQp;
   QpSlot& q = w.qps[0];
   PhaseStats st;
   st.t_start = w.clock->now();
@@ -240,9 +239,8 @@ PhaseStats run_lat_pong(WorkerContext& w, LatPhase& ph) {
 // as soon as the send queue has room: it is then late); its reply is recorded from that intended
 // time. Stops posting after `count` messages or at the deadline, then waits for the replies.
 // RC only, and not for write (validate() refuses both).
-template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
+template <Op kOp, CqMode kCq, class V = VerbsOps>
 PhaseStats run_lat_open(WorkerContext& w, LatPhase& ph) {
-  (void)kQp;
   QpSlot& q = w.qps[0];
   const Clock& clock = *w.clock;
   const uint64_t period = w.period_ticks;

@@ -7,7 +7,8 @@
 #include <sstream>
 
 #include "harness/error.h"
-#include "workloads/fabric.h"
+#include "workloads/buffers.h"
+#include "workloads/work_requests.h"
 
 namespace rdmabench {
 namespace {
@@ -30,15 +31,11 @@ uint64_t region_bytes_for(const Workload& w) noexcept {
 }
 
 uint64_t registered_bytes(const Workload& w, uint64_t page_size) noexcept {
-  // The layout Fabric::allocate_buffers uses: each region rounded up to the alignment granule
-  // (--align), an --align below a page shifts the start by that much, a mapping per QP rounded
-  // up to whole pages (or to the alignment when it is larger than a page).
-  const auto round_up = [](uint64_t v, uint64_t g) { return (v + g - 1) / g * g; };
-  const uint64_t a = w.align;
-  const uint64_t gran = a == 0 ? 64 : std::max<uint64_t>(64, a < page_size ? 2 * a : a);
-  const uint64_t lead = a != 0 && a < page_size ? a : 0;
-  const uint64_t per_qp =
-      round_up(lead + 2 * round_up(region_bytes_for(w), gran), std::max(page_size, a));
+  // The layout of Buffers (buffer_layout): a mapping per QP of its two regions, each rounded up
+  // to the alignment granule (--align), the first shifted by an --align below a page, rounded up
+  // to whole pages (or to the alignment when it is larger than a page).
+  const BufferLayout l = buffer_layout(w, page_size);
+  const uint64_t per_qp = (l.lead + l.slab() + l.map_align - 1) / l.map_align * l.map_align;
   return per_qp * w.total_qps();
 }
 

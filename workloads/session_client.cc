@@ -139,7 +139,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   const uint32_t T = w_.threads;
   SizeResult r;
   r.size = size;
-  fab_->prepare_size(size, w_.verify);
+  fab_->prepare_size(size);
   chan_.send({{"type", "start"}, {"index", index}, {"size", size}});
   chan_.expect("started", timeout);
 

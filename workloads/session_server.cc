@@ -138,7 +138,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
     throw PeerError("protocol error: 'start' names size " + std::to_string(size) +
                     " which is not in the workload");
   const uint32_t T = w_.threads;
-  fab_->prepare_size(size, w_.verify);
+  fab_->prepare_size(size);
   WorkerControl control(T);
   fab_->bind_control(&control, &clock_, w_.timeout_s);
   SizePlan plan{size, w_.duration_s > 0 ? 0 : w_.effective_warmup(),

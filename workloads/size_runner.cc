@@ -73,8 +73,8 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
     // Open loop (--rate) for the ops it supports; validate() refuses it for write.
     auto phase = [&](LatPhase& ph) {
       if constexpr (kOp != Op::kWrite)
-        if (w.open_loop()) return run_lat_open<kOp, kQp, kCq>(c, ph);
-      return run_lat_ping<kOp, kQp, kCq>(c, ph);
+        if (w.open_loop()) return run_lat_open<kOp, kCq>(c, ph);
+      return run_lat_ping<kOp, kCq>(c, ph);
     };
     LatPhase warm{"warm-up", dur ? UINT64_MAX : p.warmup, dur ? clk.now() + ticks(w.warmup_s) : 0,
                   nullptr, 0};
@@ -89,7 +89,7 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
     out.posted_total = c.qps[0].posted;
   } else if constexpr (!is_fetch(kOp)) {
     LatPhase pong{"pong", dur ? UINT64_MAX : p.warmup + p.iterations, 0, nullptr, 0};
-    out.measured = run_lat_pong<kOp, kQp, kCq>(c, pong);
+    out.measured = run_lat_pong<kOp, kCq>(c, pong);
     out.posted_total = c.qps[0].posted;
   }
   mark_sent(c, out);

@@ -21,8 +21,8 @@ struct QpSlot {
   ibv_cq* cq = nullptr;    // this QP's CQ (the worker's, unless one CQ per QP)
   // Prebuilt work requests: `post_list` sends chained by `next` (opcode, SGEs, remote
   // address/rkey or UD AH), and as many receives (wr_id = slot index). All WRs of a list share
-  // one array of `sge` scatter/gather entries. Built by shape_slot(); the vectors are never
-  // resized in the datapath.
+  // one array of `sge` scatter/gather entries. Built by build_work_requests()
+  // (work_requests.h); the vectors are never resized in the datapath.
   ibv_send_wr* wr = nullptr;   // = wrs.data()
   ibv_recv_wr* rwr = nullptr;  // = rwrs.data()
   std::vector<ibv_send_wr> wrs;
@@ -37,25 +37,6 @@ struct QpSlot {
   uint32_t recv_pending = 0;  // consumed receives not yet re-posted (post lists)
   uint32_t recv_owed = 0;     // latency loops: consumed receives to re-post after the reply
 };
-
-// Sizes and links the slot's work requests: `post_list` chained sends and receives, each
-// pointing at the shared `sge` entries. Setup path only.
-inline void shape_slot(QpSlot& q, uint32_t post_list, uint32_t sge) {
-  q.wrs.assign(post_list, ibv_send_wr{});
-  q.rwrs.assign(post_list, ibv_recv_wr{});
-  q.sges.assign(sge, ibv_sge{});
-  q.rsges.assign(sge, ibv_sge{});
-  for (uint32_t k = 0; k < post_list; ++k) {
-    q.wrs[k].next = k + 1 < post_list ? &q.wrs[k + 1] : nullptr;
-    q.wrs[k].sg_list = q.sges.data();
-    q.wrs[k].num_sge = static_cast<int>(sge);
-    q.rwrs[k].next = k + 1 < post_list ? &q.rwrs[k + 1] : nullptr;
-    q.rwrs[k].sg_list = q.rsges.data();
-    q.rwrs[k].num_sge = static_cast<int>(sge);
-  }
-  q.wr = q.wrs.data();
-  q.rwr = q.rwrs.data();
-}
 
 // Signals from the control thread to the workers.
 struct WorkerControl {

@@ -301,7 +301,7 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
   if (w.inline_size > 0 && static_cast<uint32_t>(w.inline_size) > d.max_inline_data)
     throw ConfigError("inline", std::to_string(w.inline_size),
                       "at most max_inline_data = " + std::to_string(d.max_inline_data) + on);
-  uint64_t qps = uint64_t(w.total_qps()) * (w.bidir ? 1 : 1);
+  const uint64_t qps = w.total_qps();
   if (d.max_qp > 0 && qps > static_cast<uint64_t>(d.max_qp))
     throw ConfigError("qps", std::to_string(w.qps_per_thread),
                       "threads x qps = " + std::to_string(qps) +

@@ -123,11 +123,11 @@ TEST(PostListTest, Refusals) {
   l.post_list = 4;
   expect_refused(l, "post-list", "4", "latency mode");
   // Receive depth matters only when the op consumes receives.
-  Workload wr = send_bw();
-  wr.op = Op::kWrite;
-  wr.post_list = 16;
-  wr.rx_depth = 8;
-  EXPECT_NO_THROW(validate(wr));
+  Workload write = send_bw();
+  write.op = Op::kWrite;
+  write.post_list = 16;
+  write.rx_depth = 8;
+  EXPECT_NO_THROW(validate(write));
 }
 
 // ---- scatter/gather ---------------------------------------------------------------------------
@@ -239,9 +239,9 @@ TEST(OpenLoopTest, Refusals) {
   w.cq = CqMode::kPoll;
   w.latency_gap_us = 5;
   expect_refused(w, "latency-gap", "5", "schedule");
-  Workload wr = lat(Op::kWrite);
-  wr.rate = 1000;
-  expect_refused(wr, "rate", "1000", "marker byte");
+  Workload write = lat(Op::kWrite);
+  write.rate = 1000;
+  expect_refused(write, "rate", "1000", "marker byte");
 }
 
 // ---- many QPs ---------------------------------------------------------------------------------

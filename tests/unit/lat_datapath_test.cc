@@ -15,6 +15,7 @@
 
 #include "harness/clock.h"
 #include "harness/histogram.h"
+#include "workloads/work_requests.h"
 #include "workloads/worker_context.h"
 
 namespace rdmabench {
@@ -73,7 +74,7 @@ struct Rig {
   Rig() {
     LateSendVerbs::reset();
     ctx.qps.resize(1);
-    shape_slot(ctx.qps[0], 1, 1);  // the prebuilt work requests, as Fabric builds them
+    shape_slot(ctx.qps[0], 1, 1);  // the prebuilt work requests' shape, as Fabric builds them
     ctx.clock = &clock;
     ctx.control = &control;
     ctx.tx_depth = 4;
@@ -96,7 +97,7 @@ TEST(LatDatapath, PingReapsItsSendCompletionsBeforeReturning) {
     SCOPED_TRACE(iters);
     rig.next_size();
     LatPhase ph{"measurement", iters, 0, &hist, 0};
-    PhaseStats st = run_lat_ping<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+    PhaseStats st = run_lat_ping<Op::kSend, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
     EXPECT_EQ(st.ops, iters);
     EXPECT_EQ(rig.ctx.qps[0].posted, iters);
     EXPECT_EQ(rig.ctx.qps[0].completed, iters);
@@ -115,7 +116,7 @@ TEST(LatDatapath, PongReapsItsSendCompletionsBeforeReturning) {
     LateSendVerbs::ready.push_back(LateSendVerbs::wc(0, IBV_WC_RECV));
     LatPhase ph{"pong", iters, 0, nullptr, 0};
     // Each pong post also "delivers" the next ping (the fake answers every post with a receive).
-    PhaseStats st = run_lat_pong<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+    PhaseStats st = run_lat_pong<Op::kSend, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
     EXPECT_EQ(st.ops, iters);
     EXPECT_EQ(rig.ctx.qps[0].completed, rig.ctx.qps[0].posted);
     EXPECT_TRUE(LateSendVerbs::held.empty());
@@ -139,7 +140,7 @@ TEST(LatDatapath, SelectiveSignalingSignalsTheLastSendOfThePhase) {
     SCOPED_TRACE(iters);
     rig.next_size();
     LatPhase ph{"measurement", iters, 0, &hist, 0};
-    PhaseStats st = run_lat_ping<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+    PhaseStats st = run_lat_ping<Op::kSend, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
     EXPECT_EQ(st.ops, iters);
     EXPECT_EQ(rig.ctx.qps[0].completed, iters) << "an unsignaled tail was left unreaped";
     EXPECT_TRUE(LateSendVerbs::held.empty());
@@ -156,7 +157,7 @@ TEST(LatDatapath, PongRepostsTheReceiveAfterTheReplyWhenASpareIsPosted) {
     rig.ctx.defer_recv = defer;
     LateSendVerbs::ready.push_back(LateSendVerbs::wc(0, IBV_WC_RECV));
     LatPhase ph{"pong", 3, 0, nullptr, 0};
-    PhaseStats st = run_lat_pong<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+    PhaseStats st = run_lat_pong<Op::kSend, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
     EXPECT_EQ(st.ops, 3u);
     // Three pings answered. The fake echoes a receive for every post, so the last reply also
     // "delivers" a fourth message, reaped while the phase drains its send completion.
@@ -176,7 +177,7 @@ TEST(LatDatapath, PingRepostsEveryReplysReceiveWithinItsIteration) {
   rig.ctx.defer_recv = true;
   Histogram hist(1ULL << 40, 0.01);
   LatPhase ph{"measurement", 4, 0, &hist, 0};
-  run_lat_ping<Op::kSend, QpType::kRc, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
+  run_lat_ping<Op::kSend, CqMode::kPoll, LateSendVerbs>(rig.ctx, ph);
   // Each iteration: the ping's send, then (after the reply and the clock read) the re-post.
   EXPECT_EQ(LateSendVerbs::events, "srsrsrsr");
   EXPECT_EQ(rig.ctx.qps[0].recv_owed, 0u);

@@ -1,0 +1,123 @@
+#include "workloads/cm_connection.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+
+#include <cstring>
+#include <memory>
+
+#include "harness/error.h"
+
+namespace rdmabench {
+namespace {
+
+rdma_conn_param conn_param(int rd_atomic) {
+  rdma_conn_param cp{};
+  cp.responder_resources = static_cast<uint8_t>(rd_atomic);
+  cp.initiator_depth = static_cast<uint8_t>(rd_atomic);
+  cp.retry_count = 7;
+  cp.rnr_retry_count = 7;
+  return cp;
+}
+
+}  // namespace
+
+CmConnection::CmConnection(const std::string& device)
+    : dev_(cm_device_context(device)), channel_(create_cm_channel()) {}
+
+void CmConnection::connect(QueuePairs& qps, int rd_atomic, const std::string& server_addr,
+                           uint16_t cm_port, std::chrono::milliseconds timeout) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (int rc = getaddrinfo(server_addr.c_str(), std::to_string(cm_port).c_str(), &hints, &res);
+      rc != 0)
+    throw Error("rdma_cm: cannot resolve '" + server_addr + "': " + gai_strerror(rc));
+  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(res, freeaddrinfo);
+  const std::string where = server_addr + ":" + std::to_string(cm_port);
+  for (uint32_t flat = 0; flat < qps.count(); ++flat) {
+    QpEndpoint& q = qps.at(flat);
+    QpSetupTimer timer(q);
+    q.cm_id = create_cm_id(channel_.get());
+    if (rdma_resolve_addr(q.cm_id.get(), nullptr, res->ai_addr,
+                          static_cast<int>(timeout.count())) != 0)
+      throw_sys("rdma_resolve_addr", where);
+    cm_expect(channel_.get(), RDMA_CM_EVENT_ADDR_RESOLVED, timeout,
+              "address resolution of " + where);
+    if (q.cm_id->verbs != dev_.ctx)
+      throw ConfigError("device", device_name(dev_.ctx),
+                        "the device rdma_cm routes " + server_addr + " through (" +
+                            std::string(ibv_get_device_name(q.cm_id->verbs->device)) + ")");
+    if (rdma_resolve_route(q.cm_id.get(), static_cast<int>(timeout.count())) != 0)
+      throw_sys("rdma_resolve_route", where);
+    cm_expect(channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, timeout,
+              "route resolution to " + where);
+    ibv_qp_init_attr a = qps.init_attr(flat);
+    if (rdma_create_qp(q.cm_id.get(), qps.pd(), &a) != 0) throw_sys("rdma_create_qp", where);
+    q.qp = q.cm_id->qp;
+    q.psn = q.qp->qp_num;  // informational; rdma_cm picks the PSNs
+    rdma_conn_param cp = conn_param(rd_atomic);
+    cp.private_data = &flat;
+    cp.private_data_len = sizeof flat;
+    if (rdma_connect(q.cm_id.get(), &cp) != 0) throw_sys("rdma_connect", where);
+    cm_expect(channel_.get(), RDMA_CM_EVENT_ESTABLISHED, timeout,
+              "connection of QP " + std::to_string(flat) + " to " + where);
+  }
+}
+
+void CmConnection::listen(const std::string& bind_addr, uint16_t cm_port) {
+  listener_ = create_cm_id(channel_.get());
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons(cm_port);
+  if (!bind_addr.empty() && inet_pton(AF_INET, bind_addr.c_str(), &sin.sin_addr) != 1)
+    throw ConfigError("bind", bind_addr, "an IPv4 address for rdma_cm");
+  const std::string where =
+      (bind_addr.empty() ? "0.0.0.0" : bind_addr) + ":" + std::to_string(cm_port);
+  if (rdma_bind_addr(listener_.get(), reinterpret_cast<sockaddr*>(&sin)) != 0)
+    throw_sys("rdma_bind_addr", where);
+  if (rdma_listen(listener_.get(), 64) != 0) throw_sys("rdma_listen", where);
+}
+
+void CmConnection::accept_all(QueuePairs& qps, int rd_atomic, std::chrono::milliseconds timeout) {
+  const size_t total = qps.count();
+  size_t established = 0;
+  while (established < total) {
+    CmEvent ev = cm_next(channel_.get(), timeout, "rdma_cm connections from the client");
+    if (ev.type == RDMA_CM_EVENT_ESTABLISHED) {
+      ++established;
+      continue;
+    }
+    if (ev.type != RDMA_CM_EVENT_CONNECT_REQUEST) {
+      throw PeerError(std::string("rdma_cm: unexpected event ") + rdma_event_str(ev.type) +
+                      " while accepting connections (status " + std::to_string(ev.status) + ")");
+    }
+    CmIdPtr id(ev.id);
+    uint32_t flat = UINT32_MAX;
+    if (ev.private_data.size() >= sizeof flat)
+      std::memcpy(&flat, ev.private_data.data(), sizeof flat);
+    if (flat >= total || qps.at(flat).cm_id) {
+      rdma_reject(id.get(), nullptr, 0);
+      throw PeerError("rdma_cm: connect request with a bad QP index " + std::to_string(flat));
+    }
+    if (id->verbs != dev_.ctx)
+      throw ConfigError("device", device_name(dev_.ctx),
+                        std::string("the device the client's connection arrived on (") +
+                            ibv_get_device_name(id->verbs->device) + ")");
+    QpEndpoint& q = qps.at(flat);
+    QpSetupTimer timer(q);
+    ibv_qp_init_attr a = qps.init_attr(flat);
+    if (rdma_create_qp(id.get(), qps.pd(), &a) != 0)
+      throw_sys("rdma_create_qp", "accepted connection");
+    q.qp = id->qp;
+    q.psn = q.qp->qp_num;
+    rdma_conn_param cp = conn_param(rd_atomic);
+    q.cm_id = std::move(id);
+    if (rdma_accept(q.cm_id.get(), &cp) != 0)
+      throw_sys("rdma_accept", "QP " + std::to_string(flat));
+  }
+  listener_.reset();
+}
+
+}  // namespace rdmabench
