@@ -17,10 +17,10 @@
 #include "harness/error.h"
 #include "orchestrator/campaign.h"
 #include "orchestrator/cliff.h"
-#include "orchestrator/run_index.h"
 #include "orchestrator/sampling.h"
 #include "orchestrator/workload_fields.h"
 #include "tests/unit/test_util.h"
+#include "workloads/campaign_index.h"
 #include "workloads/workload_options.h"
 
 namespace rdmabench {
