@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -29,7 +28,7 @@
 #include "orchestrator/point_id.h"
 #include "orchestrator/point_runner.h"
 #include "orchestrator/progress.h"
-#include "orchestrator/run_index.h"
+#include "orchestrator/resume.h"
 #include "workloads/result.h"
 
 namespace rdmabench {
@@ -247,13 +246,12 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     if (!p.skipped()) continue;
     auto it = index.find(p.id);
     if (it != index.end() && it->second.status == "skipped") continue;
-    writer.append(nlohmann::ordered_json{{"point_id", p.id},
-                                         {"status", "skipped"},
-                                         {"duration_s", 0},
-                                         {"error", p.skip_reason},
-                                         {"host_pair", c.pairs[p.pair].name},
-                                         {"repetition", p.repetition},
-                                         {"time", utc_now()}});
+    writer.append(index_line({.point_id = p.id,
+                              .status = "skipped",
+                              .error = p.skip_reason,
+                              .host_pair = c.pairs[p.pair].name,
+                              .repetition = p.repetition,
+                              .time = utc_now()}));
   }
 
   const std::string token = c.token.empty() ? random_token() : c.token;
@@ -298,14 +296,13 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       make_dir(dir + "/failed");
       write_file_atomic(dir + "/failed/" + p.id + ".json", doc.dump(2) + "\n");
     }
-    writer.append(nlohmann::ordered_json{
-        {"point_id", p.id},
-        {"status", ok ? "ok" : "failed"},
-        {"duration_s", std::round(o.duration_s * 1000) / 1000},
-        {"error", ok ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(error)},
-        {"host_pair", pair.name},
-        {"repetition", p.repetition},
-        {"time", utc_now()}});
+    writer.append(index_line({.point_id = p.id,
+                              .status = ok ? "ok" : "failed",
+                              .duration_s = o.duration_s,
+                              .error = error,
+                              .host_pair = pair.name,
+                              .repetition = p.repetition,
+                              .time = utc_now()}));
     progress.finished(p.id, ok ? "ok" : "failed", o.duration_s, error);
     return ok;
   };

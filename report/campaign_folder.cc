@@ -6,8 +6,6 @@
 #include <ostream>
 #include <sstream>
 
-#include "orchestrator/run_index.h"
-
 namespace rdmabench {
 namespace fs = std::filesystem;
 namespace {
@@ -19,11 +17,6 @@ bool read_text(const fs::path& p, std::string& out) {
   s << in.rdbuf();
   out = s.str();
   return true;
-}
-
-std::string string_or(const nlohmann::json& j, const char* key, const std::string& dflt = "") {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : dflt;
 }
 
 std::vector<fs::path> json_files(const fs::path& dir) {
@@ -38,43 +31,6 @@ std::vector<fs::path> json_files(const fs::path& dir) {
 
 }  // namespace
 
-std::vector<PointStatus> parse_point_statuses(const std::string& text, size_t* bad_lines) {
-  std::vector<PointStatus> out;
-  std::map<std::string, size_t> where;
-  size_t bad = 0;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object() && j.contains("record") && j["record"].is_string()) continue;
-    if (j.is_discarded() || !j.is_object() || !j.contains("point_id") ||
-        !j["point_id"].is_string() || !j.contains("status") || !j["status"].is_string()) {
-      ++bad;
-      continue;
-    }
-    PointStatus s;
-    s.point_id = j["point_id"].get<std::string>();
-    s.status = j["status"].get<std::string>();
-    s.error = string_or(j, "error");
-    s.host_pair = string_or(j, "host_pair");
-    s.time = string_or(j, "time");
-    if (j.contains("duration_s") && j["duration_s"].is_number())
-      s.duration_s = j["duration_s"].get<double>();
-    if (j.contains("repetition") && j["repetition"].is_number_integer())
-      s.repetition = j["repetition"].get<long>();
-    auto it = where.find(s.point_id);
-    if (it == where.end()) {
-      where[s.point_id] = out.size();
-      out.push_back(std::move(s));
-    } else {
-      out[it->second] = std::move(s);
-    }
-  }
-  if (bad_lines) *bad_lines = bad;
-  return out;
-}
-
 CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes) {
   CampaignFolder c;
   c.dir = dir;
@@ -84,7 +40,7 @@ CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes)
     std::string text;
     if (read_text(d / "index.jsonl", text)) {
       c.has_index = true;
-      c.points = parse_point_statuses(text, &c.bad_index_lines);
+      c.points = parse_index_points(text, &c.bad_index_lines);
       c.cliffs = parse_cliffs(text);
       if (c.bad_index_lines > 0)
         notes << "rdmabench: note: " << (d / "index.jsonl").string() << ": " << c.bad_index_lines

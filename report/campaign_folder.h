@@ -1,8 +1,9 @@
 #pragma once
 // What `rdmabench sweep` writes besides the result documents (orchestrator/README.md), read for
-// `rdmabench report`: DIR/index.jsonl (the status of every point), DIR/env/*.json (each host's
-// environment) and DIR/failed/*.json (the documents of failed runs). Everything here is
-// untrusted input: missing or malformed pieces are noted and left out, never fatal.
+// `rdmabench report`: DIR/index.jsonl (the status of every point, read with
+// workloads/campaign_index.h), DIR/env/*.json (each host's environment) and DIR/failed/*.json
+// (the documents of failed runs). Everything here is untrusted input: missing or malformed
+// pieces are noted and left out, never fatal.
 #include <iosfwd>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -10,23 +11,15 @@
 #include <string>
 #include <vector>
 
-namespace rdmabench {
+#include "workloads/campaign_index.h"
 
-struct PointStatus {
-  std::string point_id;
-  std::string status;  // "ok", "failed", "skipped" (or whatever the line says)
-  std::string error;   // "" for null
-  std::string host_pair;
-  std::string time;
-  double duration_s = 0;
-  long repetition = 0;
-};
+namespace rdmabench {
 
 struct CampaignFolder {
   std::string dir;
   bool has_index = false;
   // The last line of every point id, in the order of the points' first lines.
-  std::vector<PointStatus> points;
+  std::vector<IndexEntry> points;
   size_t bad_index_lines = 0;
   std::vector<nlohmann::json> host_envs;  // env/*.json objects, in name order
   // failed/<point_id>.json documents (any JSON object), by point id.
@@ -34,11 +27,6 @@ struct CampaignFolder {
   // The last {"record": "cliffs"} line of index.jsonl (a search campaign with "cliff"), if any.
   std::optional<nlohmann::json> cliffs;
 };
-
-// The last status of every point in index.jsonl text (lines that are not objects with string
-// point_id and status are counted in `bad_lines`; record lines, {"record": ...}, are not points
-// and are left out without counting).
-std::vector<PointStatus> parse_point_statuses(const std::string& text, size_t* bad_lines);
 
 // Reads the campaign files of `dir`; a folder without them gives has_index false and nothing
 // else. Unreadable or malformed files are noted on `notes`.

@@ -1,14 +1,10 @@
 #include "workloads/result.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
-#include <infiniband/verbs.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -19,26 +15,6 @@
 
 namespace rdmabench {
 namespace {
-
-// rdma-core's version, read off the file name of the libibverbs we run with: rdma-core N.M
-// installs libibverbs.so.1.<abi>.N.M (cheap, unlike asking the package manager).
-std::string rdma_core_version() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&ibv_get_device_list), &info) == 0 ||
-      info.dli_fname == nullptr)
-    return "unknown";
-  char resolved[PATH_MAX];
-  if (realpath(info.dli_fname, resolved) == nullptr) return "unknown";
-  std::string name = resolved;
-  name = name.substr(name.rfind('/') + 1);  // libibverbs.so.1.14.44.0
-  const std::string prefix = "libibverbs.so.";
-  if (name.rfind(prefix, 0) != 0) return "unknown";
-  std::string ver = name.substr(prefix.size());  // 1.14.44.0
-  size_t first = ver.find('.');
-  size_t second = first == std::string::npos ? first : ver.find('.', first + 1);
-  if (second == std::string::npos) return "unknown";
-  return ver.substr(second + 1);
-}
 
 nlohmann::json cpu_json(const CpuUse& c) {
   return {{"user_s", c.user_s}, {"sys_s", c.sys_s}, {"utilization", c.utilization}};
@@ -82,17 +58,6 @@ T at_path(const nlohmann::json& j, const std::string& ptr, const char* want) {
 }
 
 }  // namespace
-
-HostInfo local_host_info() {
-  HostInfo h;
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  h.hostname = name;
-  utsname u{};
-  if (uname(&u) == 0) h.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
-  h.rdma_core = rdma_core_version();
-  return h;
-}
 
 void to_json(nlohmann::json& j, const SizeResult& r) {
   j = {{"size", r.size},

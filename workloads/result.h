@@ -19,7 +19,6 @@ struct HostInfo {
   std::string kernel;
   std::string rdma_core;
 };
-HostInfo local_host_info();
 
 struct CpuUse {
   double user_s = 0;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "workloads/fabric.h"
+#include "workloads/local_host.h"
 #include "workloads/result.h"
 #include "workloads/workload.h"
 

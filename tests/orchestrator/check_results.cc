@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "orchestrator/run_index.h"
+#include "workloads/campaign_index.h"
 #include "workloads/result.h"
 
 namespace fs = std::filesystem;

@@ -18,7 +18,7 @@
 #include "orchestrator/point_id.h"
 #include "orchestrator/process.h"
 #include "orchestrator/progress.h"
-#include "orchestrator/run_index.h"
+#include "orchestrator/resume.h"
 #include "orchestrator/shell_quote.h"
 #include "tests/unit/test_util.h"
 #include "workloads/workload_fields.h"

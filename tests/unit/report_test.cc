@@ -310,7 +310,7 @@ TEST(DataUri, Base64RoundTripsAndMatchesRfc4648) {
 
 TEST(CampaignFolder, LastIndexLineOfAPointCounts) {
   size_t bad = 0;
-  auto points = parse_point_statuses(
+  auto points = parse_index_points(
       "{\"point_id\":\"a\",\"status\":\"failed\",\"error\":\"boom\"}\n"
       "{\"point_id\":\"b\",\"status\":\"ok\"}\n"
       "{\"point_id\":\"a\",\"status\":\"ok\",\"error\":null,\"time\":\"T\"}\n"

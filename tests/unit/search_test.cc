@@ -17,9 +17,9 @@
 #include "harness/error.h"
 #include "orchestrator/campaign.h"
 #include "orchestrator/cliff.h"
-#include "orchestrator/run_index.h"
 #include "orchestrator/sampling.h"
 #include "tests/unit/test_util.h"
+#include "workloads/campaign_index.h"
 #include "workloads/workload_fields.h"
 #include "workloads/workload_options.h"
 
