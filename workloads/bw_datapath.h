@@ -29,13 +29,39 @@ struct BwProgress {
   uint64_t last_recv_progress = 0;  // ticks: same, once anything was received
 };
 
+// Receive credits (recv_credits.h): write the group's re-posted count to the peer.
+template <class V>
+inline void post_credit(CreditGroup& g, const char* phase) {
+  *g.source = g.reposted;
+  g.sent = g.reposted;
+  g.busy = true;
+  ibv_send_wr* bad = nullptr;
+  if (const int rc = V::post_send(g.qp, &g.wr, &bad); rc != 0) [[unlikely]]
+    throw_credit_post_error(g, rc, phase);
+}
+
+// `n` receives of the group went back to its queue: tell the peer once they add up to a step.
+template <class V>
+inline void credit_reposted(CreditGroup& g, uint32_t n, const char* phase) {
+  g.reposted += n;
+  if (!g.busy && g.reposted - g.sent >= g.step) post_credit<V>(g, phase);
+}
+
+// The group's credit write completed: send what was re-posted since, however little, so that a
+// sender waiting at the window is never left waiting.
+template <class V>
+inline void credit_written(CreditGroup& g, const char* phase) {
+  g.busy = false;
+  if (g.reposted != g.sent) post_credit<V>(g, phase);
+}
+
 // Polls the worker's CQ once and accounts the batch: a receive is counted and its WR re-posted;
 // a send completion credits its slot with the operations it covers (wr_id = slot | count << 32),
 // and `in_window` the measured window too. Reads the clock into `now` after the poll and, when
 // it found completions, records the progress time. Throws on a poll error or a failed
 // completion. Returns how many completions it took. The one completion handler of the bandwidth
 // loop: its main loop and the deadline flush both poll through it.
-template <Op kOp, class V>
+template <Op kOp, class V, bool kCredits>
 [[gnu::always_inline]] inline int poll_bw(WorkerContext& w, const BwPhase& ph, ibv_wc* wcs,
                                           bool in_window, BwProgress& p, uint64_t& now) {
   const int n = poll_worker_cq<V>(w, wcs);
@@ -45,11 +71,20 @@ template <Op kOp, class V>
     const ibv_wc& wc = wcs[k];
     if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
       throw_completion_error(w, wc, ph.name);
+    if constexpr (kCredits) {
+      if (wc.wr_id & kCreditWrId) {
+        credit_written<V>(w.credit_groups[wc.wr_id & 0xffffffffU], ph.name);
+        continue;
+      }
+    }
     if constexpr (uses_recv(kOp)) {
       if (wc.opcode & IBV_WC_RECV) {
         ++w.received;
         w.received_bytes += wc.byte_len - w.recv_header_bytes;
-        repost_recv<V>(w, wc, ph.name);
+        QpSlot& s = w.qps[wc.wr_id];
+        if (repost_slot_recv<V>(w, s, ph.name)) {
+          if constexpr (kCredits) credit_reposted<V>(*s.credits, w.post_list, ph.name);
+        }
         continue;
       }
     }
@@ -74,10 +109,18 @@ template <Op kOp, class V>
     posted += q.posted;
     completed += q.completed;
   }
-  throw_timeout(w, phase,
-                std::to_string(completed) + " of " + std::to_string(posted) +
-                    " posted operations completed, " + std::to_string(w.received) +
-                    " messages received");
+  std::string detail = std::to_string(completed) + " of " + std::to_string(posted) +
+                       " posted operations completed, " + std::to_string(w.received) +
+                       " messages received";
+  for (const CreditGroup& g : w.credit_groups)
+    if (g.posted >= *g.granted + g.window) {
+      detail += "; waiting for the peer's receive credits (" + std::to_string(g.posted) +
+                " sends posted, " + std::to_string(*g.granted) +
+                " receives re-posted by the peer, " + std::to_string(g.window) +
+                " posted at setup)";
+      break;
+    }
+  throw_timeout(w, phase, detail);
 }
 
 // A poll found nothing: stop on abort, fail after timeout_ticks without progress, and in event
@@ -102,7 +145,7 @@ template <CqMode kCq>
 // once per phase: out of line, to keep the main loop small, and taking and returning the
 // progress by value so that the main loop's copy never has its address taken (it stays in
 // registers). Its polls go through poll_bw and wait like the main loop (bw_idle).
-template <Op kOp, CqMode kCq, class V>
+template <Op kOp, CqMode kCq, class V, bool kCredits>
 [[gnu::noinline, gnu::cold]] BwProgress flush_unsignaled(WorkerContext& w, const BwPhase& ph,
                                                          ibv_wc* wcs, BwProgress p, bool& armed) {
   uint64_t now = 0;
@@ -110,8 +153,14 @@ template <Op kOp, CqMode kCq, class V>
     QpSlot& q = w.qps[i];
     if (q.unsignaled == 0) continue;
     while (q.posted - q.completed >= w.tx_depth)  // room for the flushing WR
-      if (poll_bw<kOp, V>(w, ph, wcs, false, p, now) == 0)
+      if (poll_bw<kOp, V, kCredits>(w, ph, wcs, false, p, now) == 0)
         bw_idle<kCq>(w, ph.name, now, p.last_progress, armed, true);
+    if constexpr (kCredits) {  // and a receive for it at the peer (credits raise no event)
+      while (q.credits->posted + 1 > *q.credits->granted + q.credits->window)
+        if (poll_bw<kOp, V, kCredits>(w, ph, wcs, false, p, now) == 0)
+          bw_idle<kCq>(w, ph.name, now, p.last_progress, armed, false);
+      ++q.credits->posted;
+    }
     // One signaled WR alone covers the unsignaled ones before it.
     ibv_send_wr* const next = q.wr[0].next;
     q.wr[0].next = nullptr;
@@ -130,8 +179,10 @@ template <Op kOp, CqMode kCq, class V>
 
 }  // namespace detail
 
-template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps>
+// kCredits: keep sends within the peer's receive credits (recv_credits.h; iWARP send).
+template <Op kOp, QpType kQp, CqMode kCq, class V = VerbsOps, bool kCredits = false>
 PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
+  static_assert(!kCredits || (uses_recv(kOp) && kQp == QpType::kRc));
   constexpr bool kReliable = kQp == QpType::kRc;
   const Clock& clock = *w.clock;
   const size_t nqp = w.qps.size();
@@ -156,6 +207,7 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
   for (;;) {
     // Post as much as the send queues allow.
     bool sq_room = false;
+    bool credit_wait = false;  // a list waits for the peer's receive credits
     if (!time_up) {
       for (size_t i = 0; i < nqp; ++i) {
         QpSlot& q = w.qps[i];
@@ -165,6 +217,13 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
           const uint64_t left = ph.target - q.posted;
           const uint32_t n = left < plist ? static_cast<uint32_t>(left) : plist;
           if (q.posted - q.completed + n > w.tx_depth) break;
+          if constexpr (kCredits) {
+            const CreditGroup& g = *q.credits;
+            if (g.posted + n > *g.granted + g.window) {
+              credit_wait = true;
+              break;
+            }
+          }
           for (uint32_t k = 0; k < n; ++k) {
             ibv_send_wr& wr = q.wr[k];
             ++q.unsignaled;
@@ -186,19 +245,20 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
           if (rc != 0) [[unlikely]]
             throw_post_error(w, q, rc, false, ph.name);
           q.posted += n;
+          if constexpr (kCredits) q.credits->posted += n;
         }
         sq_room |= q.posted < ph.target;
       }
     }
 
-    const int n = detail::poll_bw<kOp, V>(w, ph, wcs, !time_up, progress, now);
+    const int n = detail::poll_bw<kOp, V, kCredits>(w, ph, wcs, !time_up, progress, now);
 
     // Deadline (duration mode): stop posting; flush unsignaled work with one signaled op each.
     if (!time_up && ph.deadline != 0 && now >= ph.deadline) {
       time_up = true;
       st.t_end = now;
       st.ops = progress.window_ops;
-      progress = detail::flush_unsignaled<kOp, kCq, V>(w, ph, wcs, progress, armed);
+      progress = detail::flush_unsignaled<kOp, kCq, V, kCredits>(w, ph, wcs, progress, armed);
       now = clock.now();
     }
 
@@ -233,8 +293,10 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
       }
     }
     if (send_done && recv_done) break;
+    // Credits arrive by RDMA WRITE, which raises no completion: a sender waiting for them polls.
     if (n == 0)
-      detail::bw_idle<kCq>(w, ph.name, now, progress.last_progress, armed, !sq_room || time_up);
+      detail::bw_idle<kCq>(w, ph.name, now, progress.last_progress, armed,
+                           (!sq_room || time_up) && !credit_wait);
   }
   if constexpr (kCq == CqMode::kEvent) ack_cq_events(w);
   for (const QpSlot& q : w.qps) st.posted += q.posted;

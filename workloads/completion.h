@@ -37,9 +37,10 @@ struct VerbsOps {
 
 // Re-posts the receive a completion consumed; with a post list, once `post_list` of the slot's
 // receives were consumed, as one chained post.
+// Returns whether it posted (then `post_list` receives went back to the queue).
 template <class V = VerbsOps>
-inline void repost_slot_recv(WorkerContext& w, QpSlot& q, const char* phase) {
-  if (++q.recv_pending < w.post_list) return;
+inline bool repost_slot_recv(WorkerContext& w, QpSlot& q, const char* phase) {
+  if (++q.recv_pending < w.post_list) return false;
   q.recv_pending = 0;
   ibv_recv_wr* bad = nullptr;
   int rc =
@@ -47,6 +48,7 @@ inline void repost_slot_recv(WorkerContext& w, QpSlot& q, const char* phase) {
   ++w.recv_post_calls;
   if (rc != 0) [[unlikely]]
     throw_post_error(w, q, rc, true, phase);
+  return true;
 }
 
 template <class V = VerbsOps>

@@ -63,8 +63,11 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
   numa_ = choose_numa(w_.numa, device_.info().numa_node);
 
   pd_ = alloc_pd(device_.context());
-  qps_ = QueuePairs(w_, device_.context(), pd_.get(), device_.info().max_cqe, inline_cap_);
+  credits_ = needs_recv_credits(w_, device_.is_iwarp());
+  qps_ = QueuePairs(w_, device_.context(), pd_.get(), device_.info().max_cqe, inline_cap_,
+                    credits_ ? 1 : 0);
   buffers_ = Buffers(w_, pd_.get(), IBV_ACCESS_LOCAL_WRITE | remote_access(), numa_.node);
+  if (credits_) credit_words_ = CreditWords(pd_.get(), w_.srq ? w_.threads : w_.total_qps());
 }
 
 Fabric::~Fabric() = default;
@@ -103,9 +106,15 @@ SideInfo Fabric::local_side() const {
   s.max_rd_atomic = max_rd_atomic_;
   for (size_t i = 0; i < qps_.count(); ++i) {
     const ibv_qp* qp = qps_.at(i).qp;
-    s.qps.push_back({qp != nullptr ? qp->qp_num : 0, qps_.at(i).psn,
-                     reinterpret_cast<uint64_t>(buffers_.rx(i)), buffers_.mr(i)->rkey,
-                     buffers_.layout().region_bytes});
+    QpInfo q{qp != nullptr ? qp->qp_num : 0, qps_.at(i).psn,
+             reinterpret_cast<uint64_t>(buffers_.rx(i)), buffers_.mr(i)->rkey,
+             buffers_.layout().region_bytes};
+    if (credits_) {
+      const size_t group = w_.srq ? i / w_.qps_per_thread : i;
+      q.credit_addr = reinterpret_cast<uint64_t>(credit_words_.granted(group));
+      q.credit_rkey = credit_words_.rkey();
+    }
+    s.qps.push_back(q);
   }
   return s;
 }
@@ -120,6 +129,9 @@ void Fabric::set_remote(const SideInfo& remote) {
       throw PeerError("the peer's buffer (" + std::to_string(r.len) +
                       " bytes) is smaller than the largest message (" +
                       std::to_string(w_.max_size()) + " bytes)");
+    if (credits_ && r.credit_addr == 0)
+      throw PeerError("the peer offered no receive credits for QP " + std::to_string(i) +
+                      " (on iWARP, send bandwidth needs them: is it an older rdmabench?)");
     qps_.at(i).remote = r;
   }
   peer_rd_atomic_ = std::max(1, remote.max_rd_atomic);
@@ -232,6 +244,36 @@ void Fabric::build_slots() {
       s.unsignaled = 0;
       s.recv_pending = 0;
     }
+    if (credits_) {
+      if (c.credit_groups.empty()) build_credit_groups(c, flat - wq.qps.size());
+      for (uint32_t qi = 0; qi < c.qps.size(); ++qi)
+        c.qps[qi].credits = &c.credit_groups[w_.srq ? 0 : qi];
+    }
+  }
+}
+
+void Fabric::build_credit_groups(WorkerContext& c, size_t first_flat) {
+  const size_t n = w_.srq ? 1 : c.qps.size();
+  const uint64_t step = credit_step(w_.rx_depth, w_.post_list, credit_pending_max(w_));
+  c.credit_groups.resize(n);  // never resized again: the slots point into it
+  for (size_t k = 0; k < n; ++k) {
+    CreditGroup& g = c.credit_groups[k];
+    const size_t flat = first_flat + k;  // the group's first QP (with an SRQ, the worker's)
+    const size_t word = w_.srq ? c.index : flat;
+    g.granted = credit_words_.granted(word);
+    g.window = w_.rx_depth;
+    g.step = step;
+    g.source = credit_words_.source(word);
+    g.qp = c.qps[k].qp;
+    g.sge = {reinterpret_cast<uint64_t>(g.source), sizeof(uint64_t), credit_words_.lkey()};
+    g.wr = {};
+    g.wr.wr_id = kCreditWrId | k;
+    g.wr.sg_list = &g.sge;
+    g.wr.num_sge = 1;
+    g.wr.opcode = IBV_WR_RDMA_WRITE;
+    g.wr.send_flags = IBV_SEND_SIGNALED;
+    g.wr.wr.rdma.remote_addr = qps_.at(flat).remote.credit_addr;
+    g.wr.wr.rdma.rkey = qps_.at(flat).remote.credit_rkey;
   }
 }
 
@@ -304,6 +346,7 @@ nlohmann::json Fabric::setup_info(double setup_seconds) const {
     }
   }
   j["qp_attr"] = attr;
+  j["recv_credits"] = credits_;
   j["memory"] = buffers_.describe();
   j["numa"] = {{"requested", numa_text(w_.numa)},
                {"device_node", device_.info().numa_node},

@@ -20,6 +20,7 @@
 #include "workloads/cm_connection.h"
 #include "workloads/numa_placement.h"
 #include "workloads/queue_pairs.h"
+#include "workloads/recv_credits.h"
 #include "workloads/side_info.h"
 #include "workloads/work_requests.h"
 #include "workloads/worker_context.h"
@@ -85,6 +86,8 @@ class Fabric {
   int remote_access() const noexcept;
   WorkRequestSpec work_request_spec(size_t flat) const;
   void build_slots();
+  // Receive credits: the worker's groups (one per receive queue), built once per session.
+  void build_credit_groups(WorkerContext& c, size_t first_flat);
 
   Workload w_;
   LocalSettings local_;
@@ -100,7 +103,9 @@ class Fabric {
   NumaPlacement numa_;
   PdPtr pd_;
   Buffers buffers_;
-  QueuePairs qps_;  // destroyed before the buffers' MRs and the PD
+  bool credits_ = false;      // receive credits (recv_credits.h): iWARP send bandwidth
+  CreditWords credit_words_;  // their registered words
+  QueuePairs qps_;            // destroyed before the MRs and the PD
   std::vector<WorkerContext> ctx_;
   uint64_t size_ = 0;
 };

@@ -21,11 +21,11 @@ ibv_qp_type qp_type_of(QpType t) noexcept {
 }  // namespace
 
 QueuePairs::QueuePairs(const Workload& w, ibv_context* ctx, ibv_pd* pd, int max_cqe,
-                       uint32_t inline_cap)
+                       uint32_t inline_cap, uint32_t extra_send_wr)
     : pd_(pd),
       qp_type_(w.qp),
       qps_per_worker_(w.qps_per_thread),
-      tx_depth_(w.tx_depth),
+      tx_depth_(w.tx_depth + extra_send_wr),
       rx_depth_(w.rx_depth),
       sge_(w.sge),
       inline_cap_(inline_cap) {

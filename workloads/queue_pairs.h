@@ -40,8 +40,10 @@ class QueuePairs {
  public:
   QueuePairs() = default;
   // Creates the CQs (at most `max_cqe` entries each) and SRQs on `ctx`/`pd` and a record per QP
-  // with a random PSN. `inline_cap`: the inline size the QPs will be created with.
-  QueuePairs(const Workload& w, ibv_context* ctx, ibv_pd* pd, int max_cqe, uint32_t inline_cap);
+  // with a random PSN. `inline_cap`: the inline size the QPs will be created with;
+  // `extra_send_wr`: send-queue entries beyond tx_depth (a receive-credit write).
+  QueuePairs(const Workload& w, ibv_context* ctx, ibv_pd* pd, int max_cqe, uint32_t inline_cap,
+             uint32_t extra_send_wr = 0);
 
   std::vector<WorkerQueues>& workers() noexcept { return workers_; }
   const std::vector<WorkerQueues>& workers() const noexcept { return workers_; }
@@ -70,7 +72,7 @@ class QueuePairs {
   ibv_pd* pd_ = nullptr;
   QpType qp_type_ = QpType::kRc;
   uint32_t qps_per_worker_ = 1;
-  uint32_t tx_depth_ = 0;
+  uint32_t tx_depth_ = 0;  // send-queue entries per QP
   uint32_t rx_depth_ = 0;
   uint32_t sge_ = 1;
   uint32_t inline_cap_ = 0;

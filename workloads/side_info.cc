@@ -1,6 +1,7 @@
 #include "workloads/side_info.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include "harness/error.h"
 #include "harness/json_util.h"
@@ -33,9 +34,15 @@ ibv_gid gid_from_hex(const std::string& s) {
 
 void to_json(nlohmann::json& j, const SideInfo& s) {
   nlohmann::json qps = nlohmann::json::array();
-  for (const auto& q : s.qps)
-    qps.push_back(
-        {{"qpn", q.qpn}, {"psn", q.psn}, {"addr", q.addr}, {"rkey", q.rkey}, {"len", q.len}});
+  for (const auto& q : s.qps) {
+    nlohmann::json jq = {
+        {"qpn", q.qpn}, {"psn", q.psn}, {"addr", q.addr}, {"rkey", q.rkey}, {"len", q.len}};
+    if (q.credit_rkey != 0 || q.credit_addr != 0) {
+      jq["credit_addr"] = q.credit_addr;
+      jq["credit_rkey"] = q.credit_rkey;
+    }
+    qps.push_back(std::move(jq));
+  }
   j = {{"lid", s.lid},
        {"gid", s.gid},
        {"active_mtu", s.active_mtu},
@@ -59,6 +66,10 @@ SideInfo side_info_from_json(const nlohmann::json& j) {
       qi.addr = json_uint(q.at("addr"));
       qi.rkey = static_cast<uint32_t>(json_uint(q.at("rkey"), UINT32_MAX));
       qi.len = json_uint(q.at("len"));
+      if (q.contains("credit_addr") || q.contains("credit_rkey")) {
+        qi.credit_addr = json_uint(q.at("credit_addr"));
+        qi.credit_rkey = static_cast<uint32_t>(json_uint(q.at("credit_rkey"), UINT32_MAX));
+      }
       s.qps.push_back(qi);
     }
     return s;

@@ -17,6 +17,10 @@ struct QpInfo {
   uint64_t addr = 0;  // rx region
   uint32_t rkey = 0;
   uint64_t len = 0;
+  // Receive credits (recv_credits.h), when the session uses them: the word of this QP's credit
+  // group that the peer RDMA-writes its re-posted count into. 0/0 without credits.
+  uint64_t credit_addr = 0;
+  uint32_t credit_rkey = 0;
 };
 
 struct SideInfo {

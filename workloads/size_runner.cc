@@ -41,6 +41,12 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
   auto ticks = [&](double s) { return static_cast<uint64_t>(s * 1e9 / clk.ns_per_tick()); };
   const bool dur = w.duration_s > 0;
   ThreadCpu cpu;
+  // A bandwidth phase, within receive credits when the session has them (iWARP send).
+  auto bw_phase = [&c](const BwPhase& ph) {
+    if constexpr (uses_recv(kOp) && kQp == QpType::kRc)
+      if (!c.credit_groups.empty()) return run_bw_phase<kOp, kQp, kCq, VerbsOps, true>(c, ph);
+    return run_bw_phase<kOp, kQp, kCq>(c, ph);
+  };
   if (w.mode == Mode::kBw) {
     if (p.is_client || w.bidir) {
       if (dur ? w.warmup_s > 0 : p.warmup > 0) {
@@ -48,7 +54,7 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
         BwPhase warm{
             "warm-up", true, dur ? UINT64_MAX : p.warmup, dur ? clk.now() + ticks(w.warmup_s) : 0,
             true,      0};
-        out.posted_total += run_bw_phase<kOp, kQp, kCq>(c, warm).posted;
+        out.posted_total += bw_phase(warm).posted;
       }
       c.control->phase.store("measurement");
       cpu.begin();
@@ -58,14 +64,14 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
                    dur ? clk.now() + ticks(w.duration_s) : 0,
                    true,
                    0};
-      out.measured = run_bw_phase<kOp, kQp, kCq>(c, meas);
+      out.measured = bw_phase(meas);
       out.cpu = cpu.end(clk.to_ns(out.measured.t_end - out.measured.t_start) / 1e9);
       out.posted_total += out.measured.posted;
     }
     mark_sent(c, out);
     if (uses_recv(kOp) && (!p.is_client || w.bidir)) {
       BwPhase rx{"receive", false, 0, 0, true, UINT64_MAX};
-      run_bw_phase<kOp, kQp, kCq>(c, rx);
+      bw_phase(rx);
     }
     return;
   }

@@ -12,6 +12,7 @@
 #include "harness/clock.h"
 #include "harness/event_fd.h"
 #include "harness/histogram.h"
+#include "workloads/recv_credits.h"
 
 namespace rdmabench {
 
@@ -34,8 +35,9 @@ struct QpSlot {
   uint64_t posted = 0;
   uint64_t completed = 0;
   uint32_t unsignaled = 0;
-  uint32_t recv_pending = 0;  // consumed receives not yet re-posted (post lists)
-  uint32_t recv_owed = 0;     // latency loops: consumed receives to re-post after the reply
+  uint32_t recv_pending = 0;       // consumed receives not yet re-posted (post lists)
+  uint32_t recv_owed = 0;          // latency loops: consumed receives to re-post after the reply
+  CreditGroup* credits = nullptr;  // receive credits (iWARP send): this QP's group, else null
 };
 
 // Signals from the control thread to the workers.
@@ -57,6 +59,9 @@ struct WorkerControl {
 struct WorkerContext {
   uint32_t index = 0;
   std::vector<QpSlot> qps;
+  // Receive credits (recv_credits.h), when the session needs them: one group per receive queue.
+  // Built once per session, kept across sizes (the counters run over the session).
+  std::vector<CreditGroup> credit_groups;
   ibv_cq* cq = nullptr;      // the worker's CQ (the first QP's with one CQ per QP)
   std::vector<ibv_cq*> cqs;  // every CQ the worker polls (one, or one per QP)
   uint32_t next_cq = 0;      // round-robin position in `cqs`

@@ -9,6 +9,7 @@
 
 #include "harness/error.h"
 #include "harness/json_util.h"
+#include "workloads/recv_credit_rules.h"
 #include "workloads/workload_fields.h"
 
 namespace rdmabench {
@@ -342,6 +343,24 @@ void validate_for_device(const Workload& w, const DeviceLimits& d) {
       throw ConfigError("connect", std::string(to_string(w.connect)),
                         "rdma_cm (-R, or --connect auto, the default): iWARP QPs connect only "
                         "through rdma_cm" +
+                            on);
+    // No RNR retry: a SEND must find a receive posted, so senders keep within receive credits
+    // (recv_credits.h), which need a window that a post list cannot exhaust.
+    const uint64_t pending = credit_pending_max(w);
+    if (needs_recv_credits(w, true) && credit_step(w.rx_depth, w.post_list, pending) == 0)
+      throw ConfigError(
+          "rx-depth", std::to_string(w.rx_depth),
+          "at least " + std::to_string(w.post_list + pending) + " with --post-list " +
+              std::to_string(w.post_list) +
+              (w.srq ? " and " + std::to_string(w.qps_per_thread) + " QPs per thread sharing an SRQ"
+                     : "") +
+              ": on iWARP a sender keeps within the receives its peer has posted "
+              "(receive credits)" +
+              on);
+    if (w.rate > 0 && uses_recv(w.op))
+      throw ConfigError("rate", std::to_string(w.rate),
+                        "0 (closed loop) for send: an open loop can run ahead of the peer's "
+                        "receives, and iWARP has no RNR retry to hold it back" +
                             on);
   }
 }

@@ -311,6 +311,33 @@ TEST_F(Engine, SharedReceiveQueue) {
   expect_ok({"--op", "send", "--srq", "-q", "2", "-s", "512", "-n", "300", "--verify"});
 }
 
+// iWARP has no RNR retry: a send that finds no receive posted ends the connection. Senders keep
+// within the receives the peer posted (receive credits); a small receive queue, several QPs,
+// duration and count mode, with and without an SRQ, must all complete with verified payloads.
+// RoCE (RNR retry) does without.
+TEST_F(Engine, SendWithinReceiveCredits) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"--op", "send", "-r", "16", "-q", "2", "-s", "1K", "-D", "0.5", "--warmup-time", "0.2",
+       "--verify"},
+      {"--op", "send", "-r", "16", "-q", "2", "-s", "64", "-n", "3000", "--verify"},
+      {"--op", "send", "-r", "16", "-q", "2", "--srq", "-s", "256", "-n", "3000", "--verify"},
+      {"--op", "send", "-r", "8", "--post-list", "2", "-s", "64", "-n", "2000", "--bidir",
+       "--verify"}};
+  for (const auto& args : runs) {
+    SCOPED_TRACE(testing::PrintToString(args));
+    nlohmann::json doc = expect_ok(args);
+    if (doc.is_null()) continue;
+    EXPECT_EQ(doc["setup"]["client"]["recv_credits"], iwarp());
+    EXPECT_EQ(doc["setup"]["server"]["recv_credits"], iwarp());
+  }
+  if (!iwarp()) return;
+  // A window the post list could exhaust is refused before anything is created.
+  RunOutput r = client({"--op", "send", "-r", "4", "--post-list", "4", "-n", "100"}, nullptr);
+  EXPECT_NE(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("rx-depth"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("receive credits"), std::string::npos) << r.err;
+}
+
 TEST_F(Engine, ZeroByteSend) {
   auto doc = expect_ok({"--op", "send", "-s", "0", "-n", "300"});
   EXPECT_EQ(doc["results"][0]["bytes"], 0);
