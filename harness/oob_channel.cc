@@ -191,6 +191,15 @@ void OobChannel::read_exact(uint8_t* buf, size_t n, std::chrono::steady_clock::t
   }
 }
 
+nlohmann::json to_message(const ErrorMsg& m) {
+  return {{"type", ErrorMsg::kType}, {ErrorMsg::kMessage, m.message}};
+}
+
+ErrorMsg parse_error(const nlohmann::json& error) {
+  const auto it = error.find(ErrorMsg::kMessage);
+  return {it != error.end() && it->is_string() ? it->get<std::string>() : std::string("(no text)")};
+}
+
 nlohmann::json OobChannel::recv(std::chrono::milliseconds timeout, const std::string& what) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   if (timeout.count() < 0) deadline = std::chrono::steady_clock::time_point::max();
@@ -200,12 +209,8 @@ nlohmann::json OobChannel::recv(std::chrono::milliseconds timeout, const std::st
   std::vector<uint8_t> body(len);
   read_exact(body.data(), body.size(), deadline, what);
   nlohmann::json j = decode_payload(body);
-  if (j["type"] == "error") {
-    const auto it = j.find("message");
-    throw PeerError(
-        "the peer " + peer_ + " reported: " +
-        (it != j.end() && it->is_string() ? it->get<std::string>() : std::string("(no text)")));
-  }
+  if (j["type"] == ErrorMsg::kType)
+    throw PeerError("the peer " + peer_ + " reported: " + parse_error(j).message);
   return j;
 }
 

@@ -23,6 +23,18 @@ uint32_t decode_frame_header(std::span<const uint8_t, kFrameHeaderBytes> in);
 // Pure: parse a payload into a JSON object that has a string "type". Throws PeerError.
 nlohmann::json decode_payload(std::span<const uint8_t> payload);
 
+// The "error" message, either side's last word: written by to_message, read by recv() (which
+// rethrows it as a PeerError with its text) under these member names.
+struct ErrorMsg {
+  static constexpr const char* kType = "error";
+  static constexpr const char* kMessage = "message";
+  std::string message;
+  bool operator==(const ErrorMsg&) const = default;
+};
+nlohmann::json to_message(const ErrorMsg& m);
+// Pure: the text of an "error" message; "(no text)" when it has none (or not a string).
+ErrorMsg parse_error(const nlohmann::json& error);
+
 class OobChannel {
  public:
   OobChannel() = default;

@@ -197,15 +197,17 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
   }
 }
 
+void to_json(nlohmann::json& j, const HostInfo& h) {
+  j = {{HostInfo::kHostname, h.hostname},
+       {HostInfo::kKernel, h.kernel},
+       {HostInfo::kRdmaCore, h.rdma_core}};
+}
+
 void to_json(nlohmann::json& j, const RunResult& r) {
-  auto host = [](const HostInfo& h) {
-    return nlohmann::json{
-        {"hostname", h.hostname}, {"kernel", h.kernel}, {"rdma_core", h.rdma_core}};
-  };
   j = {{"schema_version", r.schema_version},
        {"tool", {{"name", r.tool}, {"version", r.tool_version}}},
        {"start_time", r.start_time},
-       {"hosts", {{"client", host(r.client_host)}, {"server", host(r.server_host)}}},
+       {"hosts", {{"client", r.client_host}, {"server", r.server_host}}},
        {"devices", {{"client", r.client_device}, {"server", r.server_device}}},
        {"server_address", r.server_address},
        {"workload", r.workload},
@@ -239,9 +241,9 @@ RunResult run_result_from_json(const nlohmann::json& j) {
   r.start_time = at_path<std::string>(j, "/start_time", kStr);
   auto host = [&](const std::string& side) {
     const std::string base = "/hosts/" + side + "/";
-    return HostInfo{at_path<std::string>(j, base + "hostname", kStr),
-                    at_path<std::string>(j, base + "kernel", kStr),
-                    at_path<std::string>(j, base + "rdma_core", kStr)};
+    return HostInfo{at_path<std::string>(j, base + HostInfo::kHostname, kStr),
+                    at_path<std::string>(j, base + HostInfo::kKernel, kStr),
+                    at_path<std::string>(j, base + HostInfo::kRdmaCore, kStr)};
   };
   r.client_host = host("client");
   r.server_host = host("server");

@@ -14,11 +14,18 @@ namespace rdmabench {
 
 inline constexpr int kSchemaVersion = 1;
 
+// The "host" block of the result document and of the session's hello and accept messages:
+// written by to_json below, read under these member names.
 struct HostInfo {
+  static constexpr const char* kHostname = "hostname";
+  static constexpr const char* kKernel = "kernel";
+  static constexpr const char* kRdmaCore = "rdma_core";
   std::string hostname;
   std::string kernel;
   std::string rdma_core;
+  bool operator==(const HostInfo&) const = default;
 };
+void to_json(nlohmann::json& j, const HostInfo& h);
 
 struct CpuUse {
   double user_s = 0;

@@ -47,17 +47,10 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   const milliseconds setup_timeout = timeout + milliseconds(60000);
   chan_ = OobChannel::connect(opt_.server, opt_.port, timeout);
   phase_ = "handshake";
-  nlohmann::json hello = {{"type", "hello"},
-                          {"version", kVersion},
-                          {"token", opt_.token},
-                          {"workload", w_},
-                          {"host",
-                           {{"hostname", result_.client_host.hostname},
-                            {"kernel", result_.client_host.kernel},
-                            {"rdma_core", result_.client_host.rdma_core}}}};
-  chan_.send(hello);
-  const AcceptMsg accept = parse_accept(chan_.expect("accept", timeout + milliseconds(30000)),
-                                        w_.connect == ConnectMethod::kRdmaCm);
+  chan_.send(to_message(HelloMsg{kVersion, opt_.token, w_, result_.client_host}));
+  const AcceptMsg accept =
+      parse_accept(chan_.expect(AcceptMsg::kType, timeout + milliseconds(30000)),
+                   w_.connect == ConnectMethod::kRdmaCm);
   result_.server_host = accept.host;
   result_.server_device = accept.device;
   phase_ = "resource setup";
@@ -67,16 +60,16 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   result_.client_device = fab_->describe();
   if (w_.connect == ConnectMethod::kRdmaCm) {
     fab_->cm_connect(opt_.server, accept.cm_port, timeout);
-    chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
-    fab_->set_remote(side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side")));
+    chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
+    fab_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
   } else {
     fab_->create_qps();
-    chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
-    fab_->connect_qps(side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side")));
+    chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
+    fab_->connect_qps(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
   }
   fab_->post_initial_receives();
-  chan_.send({{"type", "ready"}});
-  chan_.expect("ready", setup_timeout);
+  chan_.send(to_message(ReadyMsg{}));
+  chan_.expect(ReadyMsg::kType, setup_timeout);
   result_.setup["client"] = fab_->setup_info(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count());
 
@@ -99,11 +92,11 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   }
   phase_ = "teardown";
   result_.counters["client"] = counter_deltas(before, read_port_counters(dev, opt_.local.port));
-  chan_.send({{"type", "bye"}});
+  chan_.send(to_message(ByeMsg{}));
   try {
-    nlohmann::json bye = chan_.expect("bye", timeout);
-    if (bye.contains("counters")) result_.counters["server"] = bye["counters"];
-    if (bye.contains("setup") && bye["setup"].is_object()) result_.setup["server"] = bye["setup"];
+    const ByeMsg bye = parse_bye(chan_.expect(ByeMsg::kType, timeout));
+    if (bye.counters) result_.counters["server"] = *bye.counters;
+    if (bye.setup) result_.setup["server"] = *bye.setup;
   } catch (const Error&) {
     // The results are complete; a server that vanished after them does not spoil them.
   }
@@ -122,13 +115,13 @@ void ClientSession::wait_senders(WorkerControl& control, uint32_t workers) {
     if (ready.woken) control.wake.drain();
     auto now = std::chrono::steady_clock::now();
     if (now - last_beat >= kBeat) {
-      chan_.send({{"type", "heartbeat"}});
+      chan_.send(to_message(HeartbeatMsg{}));
       last_beat = now;
     }
     if (ready.message) {
       // Only an error (or a closed connection) can arrive now; recv() throws it.
       nlohmann::json j = chan_.recv(milliseconds(1000), "the server's status");
-      throw PeerError("protocol error: unexpected '" + j["type"].get<std::string>() +
+      throw PeerError("protocol error: unexpected '" + j[kMessageType].get<std::string>() +
                       "' from the server during the measurement");
     }
   }
@@ -140,8 +133,8 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   SizeResult r;
   r.size = size;
   fab_->prepare_size(size);
-  chan_.send({{"type", "start"}, {"index", index}, {"size", size}});
-  chan_.expect("started", timeout);
+  chan_.send(to_message(StartMsg{index, size}));
+  chan_.expect(StartedMsg::kType, timeout);
 
   WorkerControl control(T);
   fab_->bind_control(&control, &clock_, w_.timeout_s);
@@ -172,12 +165,12 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     for (auto& o : out)
       if (!o.error.empty() && err.empty()) err = o.error;
     if (!err.empty()) throw CompletionError(err);
-    nlohmann::json posted = nlohmann::json::array();
-    for (auto& o : out) posted.push_back(o.posted_total);
-    chan_.send({{"type", "finish"}, {"posted", posted}});
+    PostedMsg finish{PostedMsg::kFinish, {}};
+    for (auto& o : out) finish.posted.push_back(o.posted_total);
+    chan_.send(to_message(finish));
     if (w_.bidir) {
       const std::vector<uint64_t> sp =
-          parse_posted(chan_.expect("sent", timeout + ms(w_.duration_s + 10)), T);
+          parse_posted(chan_.expect(PostedMsg::kSent, timeout + ms(w_.duration_s + 10)), T);
       for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(sp[t]);
       control.peer_finished.store(true);
     }
@@ -189,13 +182,13 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     control.abort.store(true);
     join_all();
     try {
-      chan_.send({{"type", "error"}, {"message", std::string("the client failed: ") + e.what()}});
+      chan_.send(to_message(ErrorMsg{std::string("the client failed: ") + e.what()}));
     } catch (...) {
     }
     throw;
   }
   const SizeReplyMsg res =
-      parse_size_reply(chan_.expect("result", timeout + ms(1)), w_.verify, w_.bidir);
+      parse_size_reply(chan_.expect(SizeReplyMsg::kType, timeout + ms(1)), w_.verify, w_.bidir);
 
   // Aggregate.
   const double ns_tick = clock_.ns_per_tick();

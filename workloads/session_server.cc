@@ -43,7 +43,7 @@ class ServerSession {
 };
 
 void ServerSession::run() {
-  nlohmann::json hello = chan_.expect("hello", milliseconds(10000));
+  nlohmann::json hello = chan_.expect(HelloMsg::kType, milliseconds(10000));
   // The token is checked before anything else in the hello is read.
   if (hello_token(hello) != opt_.token)
     throw PeerError("the client's token does not match (use the same --token on both sides)");
@@ -61,39 +61,32 @@ void ServerSession::run() {
   const auto setup_start = std::chrono::steady_clock::now();
   fab_ = std::make_unique<Fabric>(w_, local, false);
   if (w_.connect == ConnectMethod::kRdmaCm) fab_->cm_listen(opt_.bind, cm_port_);
-  HostInfo h = local_host_info();
-  chan_.send(
-      {{"type", "accept"},
-       {"version", kVersion},
-       {"host", {{"hostname", h.hostname}, {"kernel", h.kernel}, {"rdma_core", h.rdma_core}}},
-       {"device", fab_->describe()},
-       {"cm_port", cm_port_}});
+  chan_.send(to_message(AcceptMsg{kVersion, local_host_info(), fab_->describe(), cm_port_}));
   if (w_.connect == ConnectMethod::kRdmaCm) {
     fab_->cm_accept_all(timeout + milliseconds(5000));
-    fab_->set_remote(side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side")));
-    chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
+    fab_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
+    chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
   } else {
-    SideInfo remote = side_info_from_json(chan_.expect("endpoints", setup_timeout).at("side"));
+    const SideInfo remote = parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side;
     fab_->create_qps();
     fab_->connect_qps(remote);
-    chan_.send({{"type", "endpoints"}, {"side", fab_->local_side()}});
+    chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
   }
   fab_->post_initial_receives();
-  chan_.expect("ready", setup_timeout);
-  chan_.send({{"type", "ready"}});
+  chan_.expect(ReadyMsg::kType, setup_timeout);
+  chan_.send(to_message(ReadyMsg{}));
   const nlohmann::json setup = fab_->setup_info(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count());
   const std::string dev = fab_->device().info().name;
   CounterSnapshot before = read_port_counters(dev, local.port);
   for (;;) {
     nlohmann::json msg = chan_.recv(timeout + milliseconds(30000), "the next request");
-    const std::string type = msg["type"];
-    if (type == "start") {
+    const std::string type = msg[kMessageType];
+    if (type == StartMsg::kType) {
       run_size(msg);
-    } else if (type == "bye") {
-      chan_.send({{"type", "bye"},
-                  {"counters", counter_deltas(before, read_port_counters(dev, local.port))},
-                  {"setup", setup}});
+    } else if (type == ByeMsg::kType) {
+      chan_.send(
+          to_message(ByeMsg{counter_deltas(before, read_port_counters(dev, local.port)), setup}));
       return;
     } else {
       throw PeerError("protocol error: unexpected '" + type + "'");
@@ -117,7 +110,7 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
     if (ready.woken) control->wake.drain();
     if (ready.message) {
       nlohmann::json j = chan_.recv(quiet_limit, "the client's next message");
-      if (j["type"] != "heartbeat") return j;
+      if (j[kMessageType] != HeartbeatMsg::kType) return j;
       deadline = std::chrono::steady_clock::now() + quiet_limit;
       continue;
     }
@@ -158,11 +151,11 @@ void ServerSession::run_size(const nlohmann::json& start) {
   };
   std::vector<uint64_t> posted;
   try {
-    chan_.send({{"type", "started"}});
+    chan_.send(to_message(StartedMsg{}));
     nlohmann::json fin = wait_client(&control, &out);
-    if (fin["type"] != "finish")
-      throw PeerError("protocol error: expected 'finish', got '" + fin["type"].get<std::string>() +
-                      "'");
+    if (fin[kMessageType] != PostedMsg::kFinish)
+      throw PeerError(std::string("protocol error: expected '") + PostedMsg::kFinish + "', got '" +
+                      fin[kMessageType].get<std::string>() + "'");
     posted = parse_posted(fin, T);
     if (uses_recv(w_.op))
       for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(posted[t]);
@@ -179,13 +172,13 @@ void ServerSession::run_size(const nlohmann::json& start) {
         if (ready.message) {
           // Only an error (or a closed connection) can arrive now; recv() throws it.
           nlohmann::json j = chan_.recv(milliseconds(1000), "the client's status");
-          throw PeerError("protocol error: unexpected '" + j["type"].get<std::string>() +
+          throw PeerError("protocol error: unexpected '" + j[kMessageType].get<std::string>() +
                           "' from the client while the server's senders finish");
         }
       }
-      nlohmann::json sp = nlohmann::json::array();
-      for (auto& o : out) sp.push_back(o.posted_total);
-      chan_.send({{"type", "sent"}, {"posted", sp}});
+      PostedMsg sent{PostedMsg::kSent, {}};
+      for (auto& o : out) sent.posted.push_back(o.posted_total);
+      chan_.send(to_message(sent));
     }
     join_all();
     for (auto& o : out)
@@ -203,10 +196,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
     received_bytes += c.received_bytes;
     recv_post_calls += c.recv_post_calls;
   }
-  nlohmann::json res = {{"type", "result"},
-                        {"received", received},
-                        {"received_bytes", received_bytes},
-                        {"recv_post_calls", recv_post_calls}};
+  SizeReplyMsg res{received, received_bytes, recv_post_calls, std::nullopt, std::nullopt};
   if (w_.verify) {
     std::string err;
     if (w_.op == Op::kFetchAdd) {
@@ -223,7 +213,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
     } else if (w_.op != Op::kRead) {
       err = fab_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
     }
-    res["verify_error"] = err;
+    res.verify_error = err;
   }
   if (w_.bidir) {
     uint64_t ops = 0;
@@ -234,9 +224,9 @@ void ServerSession::run_size(const nlohmann::json& start) {
       t0 = std::min(t0, o.measured.t_start);
       t1 = std::max(t1, o.measured.t_end);
     }
-    res["reverse"] = {{"ops", ops}, {"seconds", t1 > t0 ? clock_.to_ns(t1 - t0) / 1e9 : 0.0}};
+    res.reverse = SizeReplyMsg::Reverse{ops, t1 > t0 ? clock_.to_ns(t1 - t0) / 1e9 : 0.0};
   }
-  chan_.send(res);
+  chan_.send(to_message(res));
 }
 
 }  // namespace
@@ -268,13 +258,9 @@ int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log,
   ServerOptions eff = opt;
   eff.bind = bind;
   Clock clock = Clock::calibrate();
-  out << "RDMABENCH_SERVER_READY "
-      << nlohmann::json{{"address", listener.address()},
-                        {"port", listener.port()},
-                        {"cm_port", cm_port},
-                        {"device", opt.local.device},
-                        {"pid", ::getpid()},
-                        {"version", kVersion}}
+  out << ServerReadyLine::kTag
+      << to_message(ServerReadyLine{listener.address(), listener.port(), cm_port, opt.local.device,
+                                    ::getpid(), kVersion})
              .dump()
       << std::endl;
   log << "rdmabench server listening on " << listener.address() << ":" << listener.port()
@@ -291,7 +277,7 @@ int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log,
       status = 1;
       log << "session with " << chan.peer() << " failed: " << e.what() << std::endl;
       try {
-        chan.send({{"type", "error"}, {"message", e.what()}});
+        chan.send(to_message(ErrorMsg{e.what()}));
       } catch (...) {
       }
     }

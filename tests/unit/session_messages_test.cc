@@ -7,6 +7,7 @@
 #include <string>
 
 #include "harness/error.h"
+#include "harness/oob_channel.h"
 
 namespace rdmabench {
 namespace {
@@ -155,6 +156,146 @@ TEST(SessionMessages, SizeReply) {
   j["received"] = 1e30;
   EXPECT_NE(peer_error([&] { parse_size_reply(j, true, true); }).find("received"),
             std::string::npos);
+}
+
+// ---- Round trips: every message as to_message() writes it is read back into the same struct.
+
+HostInfo some_host() { return {"h1", "Linux 6.1.0 x86_64", "44.0"}; }
+
+TEST(SessionMessagesRoundTrip, Hello) {
+  Workload w;
+  w.sizes = {64, 4096};
+  w.threads = 2;
+  const HelloMsg m{"0.1.0", "t0k3n", w, some_host()};
+  const json j = to_message(m);
+  EXPECT_EQ(j["type"], "hello");
+  EXPECT_EQ(hello_token(j), m.token);
+  const HelloMsg back = parse_hello(j);
+  EXPECT_EQ(back.version, m.version);
+  EXPECT_EQ(back.token, m.token);
+  EXPECT_EQ(json(back.workload).dump(), json(m.workload).dump());
+  EXPECT_EQ(back.host, m.host);
+  // Without the informational members (as a hand-written hello may be).
+  const HelloMsg bare{std::nullopt, "", w, std::nullopt};
+  const HelloMsg bare_back = parse_hello(to_message(bare));
+  EXPECT_FALSE(bare_back.version.has_value());
+  EXPECT_FALSE(bare_back.host.has_value());
+  EXPECT_EQ(bare_back.token, "");
+}
+
+TEST(SessionMessagesRoundTrip, HelloInformationalMembersAreTyped) {
+  json j = to_message(HelloMsg{"0.1.0", "", Workload{}, some_host()});
+  j["host"]["rdma_core"] = 44;
+  EXPECT_NE(peer_error([&] { parse_hello(j); }).find("\"rdma_core\" must be a string"),
+            std::string::npos);
+  j = to_message(HelloMsg{"0.1.0", "", Workload{}, some_host()});
+  j["version"] = 1;
+  EXPECT_NE(peer_error([&] { parse_hello(j); }).find("\"version\" must be a string"),
+            std::string::npos);
+}
+
+TEST(SessionMessagesRoundTrip, Accept) {
+  const AcceptMsg m{"0.1.0", some_host(), json{{"name", "rxe0"}, {"ports", {1}}}, 18516};
+  const json j = to_message(m);
+  EXPECT_EQ(j["type"], "accept");
+  EXPECT_EQ(parse_accept(j, true), m);
+  // The TCP exchange does not read the port.
+  AcceptMsg no_cm = m;
+  no_cm.cm_port = 0;
+  EXPECT_EQ(parse_accept(j, false), no_cm);
+  EXPECT_EQ(parse_accept(to_message(no_cm), false), no_cm);
+}
+
+TEST(SessionMessagesRoundTrip, Endpoints) {
+  SideInfo s;
+  s.lid = 7;
+  s.gid = "fe800000000000000000000000000001";
+  s.active_mtu = 1024;
+  s.max_rd_atomic = 16;
+  QpInfo q;
+  q.qpn = 0x1234;
+  q.psn = 0x42;
+  q.addr = 0x7f0000001000;
+  q.rkey = 99;
+  q.len = 4096;
+  s.qps = {q, q};
+  const json j = to_message(EndpointsMsg{s});
+  EXPECT_EQ(j["type"], "endpoints");
+  EXPECT_EQ(json(parse_endpoints(j).side).dump(), json(s).dump());
+  EXPECT_NE(peer_error([] {
+              parse_endpoints(json{{"type", "endpoints"}});
+            }).find("no member \"side\""),
+            std::string::npos);
+}
+
+TEST(SessionMessagesRoundTrip, TypeOnlyMessages) {
+  EXPECT_EQ(to_message(ReadyMsg{}), (json{{"type", "ready"}}));
+  EXPECT_EQ(to_message(StartedMsg{}), (json{{"type", "started"}}));
+  EXPECT_EQ(to_message(HeartbeatMsg{}), (json{{"type", "heartbeat"}}));
+}
+
+TEST(SessionMessagesRoundTrip, Start) {
+  const StartMsg m{3, 1ULL << 40};
+  const json j = to_message(m);
+  EXPECT_EQ(j["type"], "start");
+  EXPECT_EQ(parse_start(j), m);
+}
+
+TEST(SessionMessagesRoundTrip, FinishAndSent) {
+  for (const char* type : {PostedMsg::kFinish, PostedMsg::kSent}) {
+    const PostedMsg m{type, {0, 5, UINT64_MAX}};
+    const json j = to_message(m);
+    EXPECT_EQ(j["type"], type);
+    EXPECT_EQ(parse_posted(j, 3), m.posted);
+  }
+}
+
+TEST(SessionMessagesRoundTrip, SizeReply) {
+  const SizeReplyMsg plain{10, 640, 3, std::nullopt, std::nullopt};
+  EXPECT_EQ(to_message(plain)["type"], "result");
+  EXPECT_EQ(parse_size_reply(to_message(plain), false, false), plain);
+  const SizeReplyMsg full{10, 640, 3, "bad byte at 5", SizeReplyMsg::Reverse{7, 0.125}};
+  EXPECT_EQ(parse_size_reply(to_message(full), true, true), full);
+  const SizeReplyMsg verified{1, 2, 3, "", std::nullopt};
+  EXPECT_EQ(parse_size_reply(to_message(verified), true, false), verified);
+}
+
+TEST(SessionMessagesRoundTrip, Bye) {
+  const ByeMsg client{};
+  EXPECT_EQ(to_message(client), (json{{"type", "bye"}}));
+  EXPECT_EQ(parse_bye(to_message(client)), client);
+  const ByeMsg server{json{{"port_xmit_packets", 3}}, json{{"qps", 2}}};
+  EXPECT_EQ(parse_bye(to_message(server)), server);
+  // Read leniently: a setup that is not an object is left out.
+  EXPECT_FALSE(parse_bye(json{{"type", "bye"}, {"setup", 5}}).setup.has_value());
+}
+
+TEST(SessionMessagesRoundTrip, Error) {
+  const ErrorMsg m{"the client failed: boom"};
+  const json j = to_message(m);
+  EXPECT_EQ(j["type"], "error");
+  EXPECT_EQ(parse_error(j), m);
+  EXPECT_EQ(parse_error(json{{"type", "error"}}).message, "(no text)");
+}
+
+TEST(SessionMessagesRoundTrip, HostBlockIsTheResultDocumentsToo) {
+  // The host block of hello and accept is the one the result document holds.
+  const json host = some_host();
+  EXPECT_EQ(host,
+            (json{{"hostname", "h1"}, {"kernel", "Linux 6.1.0 x86_64"}, {"rdma_core", "44.0"}}));
+  EXPECT_EQ(to_message(AcceptMsg{"v", some_host(), json::object(), 1})["host"], host);
+  EXPECT_EQ(to_message(HelloMsg{"v", "", Workload{}, some_host()})["host"], host);
+}
+
+TEST(SessionMessagesRoundTrip, ServerReadyLine) {
+  const json j = to_message(ServerReadyLine{"10.0.0.1", 18515, 18516, "rxe0", 4242, "0.1.0"});
+  EXPECT_EQ(j, (json{{"address", "10.0.0.1"},
+                     {"port", 18515},
+                     {"cm_port", 18516},
+                     {"device", "rxe0"},
+                     {"pid", 4242},
+                     {"version", "0.1.0"}}));
+  EXPECT_TRUE(j["port"].is_number_unsigned());
 }
 
 }  // namespace
