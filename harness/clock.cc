@@ -48,7 +48,8 @@ bool Clock::has_invariant_tsc() noexcept {
   unsigned ebx = 0;
   unsigned ecx = 0;
   unsigned edx = 0;
-  if (__get_cpuid_max(0x80000000U, nullptr) < 0x80000007U) {
+  // unsigned in GCC's <cpuid.h>, int in clang's.
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000U, nullptr)) < 0x80000007U) {
     return false;
   }
   if (__get_cpuid(0x80000007U, &eax, &ebx, &ecx, &edx) == 0) {

@@ -6,8 +6,8 @@
 #include <map>
 #include <ostream>
 
-#include "workloads/workload_fields.h"
 #include "workloads/workload.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {

@@ -7,8 +7,8 @@
 #include "harness/error.h"
 #include "harness/json_util.h"
 #include "orchestrator/sampling.h"
-#include "workloads/workload_fields.h"
 #include "workloads/workload.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {

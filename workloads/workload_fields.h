@@ -31,14 +31,14 @@ struct WorkloadField {
   std::string_view option;  // long option, and the name errors give on the command line
   std::string_view names;   // every command-line spelling, CLI11 style ("-t,--tx-depth")
   FieldKind kind;
-  std::string_view help;  // one line, with the default
-  double lo = 0, hi = 0;  // range of numbers (CPU numbers for kCpus)
+  std::string_view help;       // one line, with the default
+  double lo = 0, hi = 0;       // range of numbers (CPU numbers for kCpus)
   std::string_view unit = {};  // kDouble: "seconds", ...
   // kUint/kInt/kDouble: this value (0, or -1 for inline_size) means "the client's default" and
   // is accepted besides [lo, hi]; a campaign leaves the option out for it.
   bool has_unset = false;
   double unset = 0;
-  bool byte_suffix = false;  // kUint: "4K" accepted on the command line
+  bool byte_suffix = false;       // kUint: "4K" accepted on the command line
   std::string_view allowed = {};  // what the field accepts, when its range alone does not say it
   void (*check_name)(std::string_view) = nullptr;  // kEnum: throws ConfigError when unknown
   // The canonical JSON value (canonical_field_value) into the struct, and back.

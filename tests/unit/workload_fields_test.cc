@@ -128,7 +128,8 @@ TEST(WorkloadFieldTable, EveryFieldRoundTripsCliJsonCampaignJson) {
       // JSON -> campaign value (canonical) -> workload -> JSON
       json values = json::object();
       for (const auto& [k, v] : doc.items())
-        if (k == key || defaults.at(k) != v) values[k] = canonical_field_value(k, v, "/matrix/" + k);
+        if (k == key || defaults.at(k) != v)
+          values[k] = canonical_field_value(k, v, "/matrix/" + k);
       EXPECT_EQ(json(workload_from_values(values)), doc);
       // campaign value -> client command line -> workload -> JSON
       EXPECT_EQ(json(parse_client(client_options(values))), doc);
