@@ -57,7 +57,7 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   for (const auto& [host, l] : launchers) any_ssh = any_ssh || host != "local";
   if (any_ssh) {
     out << "  WRAPPER (run by sh on the remote side):\n";
-    std::string w = remote_job_script();
+    const std::string& w = remote_job_script();
     size_t start = 0;
     while (start < w.size()) {
       size_t nl = w.find('\n', start);

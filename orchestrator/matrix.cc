@@ -45,7 +45,7 @@ std::vector<nlohmann::json> values_of(const std::string& key, const nlohmann::js
 size_t Matrix::size() const {
   size_t n = 1;
   for (const auto& a : axes) {
-    if (a.values.size() != 0 && n > SIZE_MAX / a.values.size()) return SIZE_MAX;  // saturate
+    if (!a.values.empty() && n > SIZE_MAX / a.values.size()) return SIZE_MAX;  // saturate
     n *= a.values.size();
   }
   return n;
