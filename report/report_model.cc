@@ -221,7 +221,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
     note_campaign(f->point);
     if (!f->run.tool_version.empty()) add_unique(sum.versions, f->run.tool_version);
     for (const HostRow& r : {host_row("client", f->run.client_host, f->run.client_device),
-                      host_row("server", f->run.server_host, f->run.server_device)})
+                             host_row("server", f->run.server_host, f->run.server_device)})
       if (seen_hosts.insert(r).second) m.hosts.push_back(r);
     if (!f->run.error.empty())
       m.failed.push_back({point_name(*f), host_pair_of(*f), f->run.start_time,
