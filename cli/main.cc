@@ -1,6 +1,8 @@
 // rdmabench command line: devices, server, client, sweep, plot, export, report, compare. Every
 // error is caught here and printed as one message; the exit status is 2 for bad input, 1 for a
 // failed run.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
@@ -9,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/exit_status.h"
 #include "cli/print.h"
 #include "cli/workload_cli.h"
 #include "harness/device.h"
@@ -26,6 +29,9 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop.store(true); }
+// The client: an interrupted run is a failure with its own status (README "Exit status"), also
+// where SIGINT was inherited ignored (a background job of a non-interactive shell).
+void on_client_signal(int sig) { ::_exit(128 + sig); }
 
 void add_local_options(CLI::App* app, rdmabench::LocalSettings& local,
                        std::optional<std::string>& port, std::optional<std::string>& gid) {
@@ -48,6 +54,7 @@ void apply_local(rdmabench::LocalSettings& local, const std::optional<std::strin
 int main(int argc, char** argv) {
   using namespace rdmabench;
   CLI::App app{"rdmabench - RDMA performance tests (bandwidth and latency over verbs)"};
+  app.footer(exit_status_help());
   app.set_version_flag("-V,--version", std::string("rdmabench ") + kVersion);
   app.require_subcommand(1);
 
@@ -67,6 +74,15 @@ int main(int argc, char** argv) {
   server->add_flag("--once", sopt.once, "serve one test and exit with its status");
   server->add_option("--token", sopt.token, "shared secret the client must present")
       ->envname("RDMABENCH_TOKEN");
+  std::optional<std::string> s_hs_timeout, s_max_pending, s_max_per_source, s_max_sessions;
+  server->add_option("--handshake-timeout", s_hs_timeout,
+                     "SEC a connection has to send its hello whole (default 3)");
+  server->add_option("--max-pending", s_max_pending,
+                     "N connections waiting to say hello, at most (default 32)");
+  server->add_option("--max-pending-per-source", s_max_per_source,
+                     "N of them from one address, at most (default 4)");
+  server->add_option("--max-sessions", s_max_sessions,
+                     "N sessions served at once; more clients are told busy (default 16)");
 
   // client
   ClientOptions copt;
@@ -166,6 +182,20 @@ int main(int argc, char** argv) {
     if (*server) {
       apply_local(sopt.local, s_ibport, s_gid);
       if (s_port) sopt.port = static_cast<uint16_t>(parse_uint_option("port", *s_port, 0, 65534));
+      if (s_hs_timeout) {
+        char* end = nullptr;
+        const double v = std::strtod(s_hs_timeout->c_str(), &end);
+        if (s_hs_timeout->empty() || *end != '\0' || !(v >= 0.1 && v <= 600))
+          throw ConfigError("handshake-timeout", *s_hs_timeout, "seconds from 0.1 to 600");
+        sopt.handshake.deadline = std::chrono::milliseconds(static_cast<int64_t>(v * 1000));
+      }
+      if (s_max_pending)
+        sopt.handshake.max_pending = parse_uint_option("max-pending", *s_max_pending, 1, 4096);
+      if (s_max_per_source)
+        sopt.handshake.max_per_source =
+            parse_uint_option("max-pending-per-source", *s_max_per_source, 1, 4096);
+      if (s_max_sessions)
+        sopt.max_sessions = parse_uint_option("max-sessions", *s_max_sessions, 1, 1024);
       std::signal(SIGINT, on_signal);
       std::signal(SIGTERM, on_signal);
       std::signal(SIGPIPE, SIG_IGN);
@@ -187,6 +217,8 @@ int main(int argc, char** argv) {
         copt.histogram_error = v;
       }
       std::signal(SIGPIPE, SIG_IGN);
+      std::signal(SIGINT, on_client_signal);
+      std::signal(SIGTERM, on_client_signal);
       std::ostream& table = json_stdout ? std::cerr : std::cout;
       print_header(table, copt.workload);
       RunResult r =
@@ -197,7 +229,7 @@ int main(int argc, char** argv) {
       if (json_stdout) std::cout << doc.dump(2) << std::endl;
       if (!r.error.empty()) {
         std::cerr << "rdmabench: error: " << r.error << std::endl;
-        return 1;
+        return exit_status(r.failure);
       }
       return 0;
     }

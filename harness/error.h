@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace rdmabench {
 
@@ -58,6 +59,19 @@ class TimeoutError : public Error {
 class PeerError : public Error {
  public:
   using Error::Error;
+};
+
+// The peer said why it stopped (its "error" message), with a code for what kind of refusal it
+// was: "busy" (the server runs as many sessions as it may), "refused" (it will not run this
+// workload or this client: token, device), or "" (it failed).
+class PeerReportedError : public PeerError {
+ public:
+  PeerReportedError(const std::string& what, std::string code)
+      : PeerError(what), code_(std::move(code)) {}
+  const std::string& code() const noexcept { return code_; }
+
+ private:
+  std::string code_;
 };
 
 }  // namespace rdmabench

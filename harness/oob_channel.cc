@@ -192,12 +192,17 @@ void OobChannel::read_exact(uint8_t* buf, size_t n, std::chrono::steady_clock::t
 }
 
 nlohmann::json to_message(const ErrorMsg& m) {
-  return {{"type", ErrorMsg::kType}, {ErrorMsg::kMessage, m.message}};
+  nlohmann::json j = {{"type", ErrorMsg::kType}, {ErrorMsg::kMessage, m.message}};
+  if (!m.code.empty()) j[ErrorMsg::kCode] = m.code;
+  return j;
 }
 
 ErrorMsg parse_error(const nlohmann::json& error) {
-  const auto it = error.find(ErrorMsg::kMessage);
-  return {it != error.end() && it->is_string() ? it->get<std::string>() : std::string("(no text)")};
+  const auto text = [&](const char* key, const char* absent) {
+    const auto it = error.find(key);
+    return it != error.end() && it->is_string() ? it->get<std::string>() : std::string(absent);
+  };
+  return {text(ErrorMsg::kMessage, "(no text)"), text(ErrorMsg::kCode, "")};
 }
 
 nlohmann::json OobChannel::recv(std::chrono::milliseconds timeout, const std::string& what) {
@@ -209,8 +214,10 @@ nlohmann::json OobChannel::recv(std::chrono::milliseconds timeout, const std::st
   std::vector<uint8_t> body(len);
   read_exact(body.data(), body.size(), deadline, what);
   nlohmann::json j = decode_payload(body);
-  if (j["type"] == ErrorMsg::kType)
-    throw PeerError("the peer " + peer_ + " reported: " + parse_error(j).message);
+  if (j["type"] == ErrorMsg::kType) {
+    ErrorMsg e = parse_error(j);
+    throw PeerReportedError("the peer " + peer_ + " reported: " + e.message, e.code);
+  }
   return j;
 }
 

@@ -28,7 +28,9 @@ nlohmann::json decode_payload(std::span<const uint8_t> payload);
 struct ErrorMsg {
   static constexpr const char* kType = "error";
   static constexpr const char* kMessage = "message";
+  static constexpr const char* kCode = "code";
   std::string message;
+  std::string code;  // "busy", "refused" or "" (PeerReportedError)
   bool operator==(const ErrorMsg&) const = default;
 };
 nlohmann::json to_message(const ErrorMsg& m);
@@ -90,6 +92,7 @@ class OobListener {
   OobChannel accept(std::chrono::milliseconds timeout);
   uint16_t port() const noexcept { return port_; }
   const std::string& address() const noexcept { return addr_; }
+  int fd() const noexcept { return fd_; }
 
  private:
   int fd_ = -1;

@@ -9,6 +9,13 @@
 #include "harness/error.h"
 
 namespace rdmabench {
+
+// A connect request's private data: the QP's index and the session's nonce.
+struct CmPrivateData {
+  uint32_t index;
+  uint32_t pad = 0;
+  uint64_t nonce;
+};
 namespace {
 
 rdma_conn_param conn_param(int rd_atomic) {
@@ -26,7 +33,7 @@ CmConnection::CmConnection(const std::string& device)
     : dev_(cm_device_context(device)), channel_(create_cm_channel()) {}
 
 void CmConnection::connect(QueuePairs& qps, int rd_atomic, const std::string& server_addr,
-                           uint16_t cm_port, std::chrono::milliseconds timeout) {
+                           uint16_t cm_port, uint64_t nonce, std::chrono::milliseconds timeout) {
   addrinfo hints{};
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
@@ -58,15 +65,16 @@ void CmConnection::connect(QueuePairs& qps, int rd_atomic, const std::string& se
     q.qp = q.cm_id->qp;
     q.psn = q.qp->qp_num;  // informational; rdma_cm picks the PSNs
     rdma_conn_param cp = conn_param(rd_atomic);
-    cp.private_data = &flat;
-    cp.private_data_len = sizeof flat;
+    const CmPrivateData pd{.index = flat, .nonce = nonce};
+    cp.private_data = &pd;
+    cp.private_data_len = sizeof pd;
     if (rdma_connect(q.cm_id.get(), &cp) != 0) throw_sys("rdma_connect", where);
     cm_expect(channel_.get(), RDMA_CM_EVENT_ESTABLISHED, timeout,
               "connection of QP " + std::to_string(flat) + " to " + where);
   }
 }
 
-void CmConnection::listen(const std::string& bind_addr, uint16_t cm_port) {
+uint16_t CmConnection::listen(const std::string& bind_addr, uint16_t cm_port) {
   listener_ = create_cm_id(channel_.get());
   sockaddr_in sin{};
   sin.sin_family = AF_INET;
@@ -78,9 +86,11 @@ void CmConnection::listen(const std::string& bind_addr, uint16_t cm_port) {
   if (rdma_bind_addr(listener_.get(), reinterpret_cast<sockaddr*>(&sin)) != 0)
     throw_sys("rdma_bind_addr", where);
   if (rdma_listen(listener_.get(), 64) != 0) throw_sys("rdma_listen", where);
+  return ntohs(rdma_get_src_port(listener_.get()));
 }
 
-void CmConnection::accept_all(QueuePairs& qps, int rd_atomic, std::chrono::milliseconds timeout) {
+void CmConnection::accept_all(QueuePairs& qps, int rd_atomic, uint64_t nonce,
+                              std::chrono::milliseconds timeout) {
   const size_t total = qps.count();
   size_t established = 0;
   while (established < total) {
@@ -94,12 +104,13 @@ void CmConnection::accept_all(QueuePairs& qps, int rd_atomic, std::chrono::milli
                       " while accepting connections (status " + std::to_string(ev.status) + ")");
     }
     CmIdPtr id(ev.id);
-    uint32_t flat = UINT32_MAX;
-    if (ev.private_data.size() >= sizeof flat)
-      std::memcpy(&flat, ev.private_data.data(), sizeof flat);
-    if (flat >= total || qps.at(flat).cm_id) {
-      rdma_reject(id.get(), nullptr, 0);
-      throw PeerError("rdma_cm: connect request with a bad QP index " + std::to_string(flat));
+    CmPrivateData pd{.index = UINT32_MAX, .nonce = 0};
+    if (ev.private_data.size() >= sizeof pd) std::memcpy(&pd, ev.private_data.data(), sizeof pd);
+    const uint32_t flat = pd.index;
+    if (pd.nonce != nonce || flat >= total || qps.at(flat).cm_id) {
+      rdma_reject(id.get(), nullptr, 0);  // not this session's client: it goes on waiting
+      ++rejected_;
+      continue;
     }
     if (id->verbs != dev_.ctx)
       throw ConfigError("device", device_name(dev_.ctx),

@@ -32,6 +32,19 @@ DeviceLimits limits_of(const Device& d, uint32_t port) {
   return l;
 }
 
+void check_device_for(const Workload& w, const Device& d, uint32_t port) {
+  const PortInfo& p = d.port(port);
+  if (p.state != "ACTIVE")
+    throw ConfigError("port", std::to_string(port),
+                      "an ACTIVE port (" + d.info().name + " port " + std::to_string(port) +
+                          " is " + p.state + ")");
+  validate_for_device(w, limits_of(d, port));
+}
+
+void check_local_device(const Workload& w, const LocalSettings& local) {
+  check_device_for(w, Device::open(local.device), local.port);
+}
+
 Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
     : w_(w), local_(local), is_client_(is_client) {
   w_.connect = resolve_connect(w_.connect, w_.qp, device_transport(local_.device));
@@ -41,12 +54,8 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
   } else {
     device_ = Device::open(local_.device);
   }
+  check_device_for(w_, device_, local_.port);
   const PortInfo& port = device_.port(local_.port);
-  if (port.state != "ACTIVE")
-    throw ConfigError("port", std::to_string(local_.port),
-                      "an ACTIVE port (" + device_.info().name + " port " +
-                          std::to_string(local_.port) + " is " + port.state + ")");
-  validate_for_device(w_, limits_of(device_, local_.port));
   ensure_memlock(w_, device_.info().name, device_.info().transport);
   gid_index_ = local_.gid_index >= 0
                    ? gid_entry(port, static_cast<uint32_t>(local_.gid_index)).index
@@ -149,17 +158,18 @@ void Fabric::connect_qps(const SideInfo& remote) {
   connect_exchange_qps(qps_, path);
 }
 
-void Fabric::cm_connect(const std::string& server_addr, uint16_t cm_port,
+void Fabric::cm_connect(const std::string& server_addr, uint16_t cm_port, uint64_t nonce,
                         std::chrono::milliseconds timeout) {
-  cm_->connect(qps_, max_rd_atomic_, server_addr, cm_port, timeout);
+  cm_->connect(qps_, max_rd_atomic_, server_addr, cm_port, nonce, timeout);
 }
 
-void Fabric::cm_listen(const std::string& bind_addr, uint16_t cm_port) {
-  cm_->listen(bind_addr, cm_port);
+uint16_t Fabric::cm_listen(const std::string& bind_addr, uint16_t cm_port) {
+  return cm_->listen(bind_addr, cm_port);
 }
 
-void Fabric::cm_accept_all(std::chrono::milliseconds timeout) {
-  cm_->accept_all(qps_, max_rd_atomic_, timeout);
+uint64_t Fabric::cm_accept_all(uint64_t nonce, std::chrono::milliseconds timeout) {
+  cm_->accept_all(qps_, max_rd_atomic_, nonce, timeout);
+  return cm_->rejected();
 }
 
 void Fabric::post_initial_receives() {

@@ -55,10 +55,13 @@ class Fabric {
   void connect_qps(const SideInfo& remote);
 
   // rdma_cm: the client connects every QP to the server's CM port; the server accepts them.
-  void cm_connect(const std::string& server_addr, uint16_t cm_port,
+  // The session's nonce (from the accept message) goes with every connect request; the server
+  // rejects requests without it. cm_listen returns the port (0 = any free one); cm_accept_all
+  // how many foreign requests it rejected.
+  void cm_connect(const std::string& server_addr, uint16_t cm_port, uint64_t nonce,
                   std::chrono::milliseconds timeout);
-  void cm_listen(const std::string& bind_addr, uint16_t cm_port);
-  void cm_accept_all(std::chrono::milliseconds timeout);
+  uint16_t cm_listen(const std::string& bind_addr, uint16_t cm_port);
+  uint64_t cm_accept_all(uint64_t nonce, std::chrono::milliseconds timeout);
   // rdma_cm: learn the peer's buffer addresses/rkeys (the QPs are already connected).
   void set_remote(const SideInfo& remote);
 
@@ -111,5 +114,10 @@ class Fabric {
 };
 
 DeviceLimits limits_of(const Device& d, uint32_t port);
+// Refuses (ConfigError, naming the device) a workload the device or its port cannot run: the
+// port must be ACTIVE, and validate_for_device must pass.
+void check_device_for(const Workload& w, const Device& d, uint32_t port);
+// The same for this host's device, opened for the check: a client runs it before it connects.
+void check_local_device(const Workload& w, const LocalSettings& local);
 
 }  // namespace rdmabench

@@ -113,6 +113,10 @@ struct RunResult {
   nlohmann::json counters = nlohmann::json::object();  // {"client": {...}, } deltas
   nlohmann::json setup = nlohmann::json::object();  // {"client": Fabric::setup_info, "server": ...}
   std::string error;                                // run-level error ("" if none)
+  // What kind of failure `error` is, for the exit status (README "Exit status"); not written
+  // to the document.
+  enum class Failure { kNone, kFailed, kBadInput, kRefused, kTimeout, kBusy };
+  Failure failure = Failure::kNone;
 };
 
 void to_json(nlohmann::json& j, const RunResult& r);

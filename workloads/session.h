@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "harness/handshake_gate.h"
 #include "workloads/fabric.h"
 #include "workloads/local_host.h"
 #include "workloads/result.h"
@@ -38,10 +39,17 @@ struct ServerOptions {
   uint16_t port = kDefaultPort;
   bool once = false;
   std::string token;
+  HandshakeLimits handshake;  // the door: deadline and caps of unauthenticated connections
+  size_t max_sessions = 16;   // sessions served at once; more are told "busy"
 };
 
-// Serves sessions one after another until `stop` is set (or after one with `once`). Prints the
-// ready line on `out` once listening. Returns 0, or 1 when `once` and the session failed.
+// Serves sessions until `stop` is set: connections are accepted continuously and each one's
+// hello read without blocking the others (harness/handshake_gate.h); the token is checked on
+// the hello before anything else; up to `max_sessions` sessions run at once, each on its own
+// thread, and a client beyond that is told at once that the server is busy. With `once`, the
+// first authenticated session is the only one: others are told busy, and the server returns
+// when it ends (a refused or dropped connection never counts). Prints the ready line on `out`
+// once listening. Returns 0, or 1 when `once` and the session failed.
 int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log,
           const std::atomic<bool>& stop);
 

@@ -59,7 +59,7 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   phase_ = "connection setup";
   result_.client_device = fab_->describe();
   if (w_.connect == ConnectMethod::kRdmaCm) {
-    fab_->cm_connect(opt_.server, accept.cm_port, timeout);
+    fab_->cm_connect(opt_.server, accept.cm_port, accept.cm_nonce, timeout);
     chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
     fab_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
   } else {
@@ -182,7 +182,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     control.abort.store(true);
     join_all();
     try {
-      chan_.send(to_message(ErrorMsg{std::string("the client failed: ") + e.what()}));
+      chan_.send(to_message(ErrorMsg{std::string("the client failed: ") + e.what(), ""}));
     } catch (...) {
     }
     throw;
@@ -301,6 +301,7 @@ RunResult run_client(const ClientOptions& options,
   const std::string transport = device_transport(opt.local.device);
   if (transport.empty()) (void)Device::open(opt.local.device);  // throws, listing the devices
   opt.workload.connect = resolve_connect(opt.workload.connect, opt.workload.qp, transport);
+  check_local_device(opt.workload, opt.local);  // before anything goes to the server
   RunResult result;
   result.tool_version = kVersion;
   result.start_time = utc_now();
@@ -312,13 +313,24 @@ RunResult run_client(const ClientOptions& options,
     s.run(on_size);
   } catch (const ConfigError& e) {
     result.error = e.what();
+    result.failure = RunResult::Failure::kBadInput;
+  } catch (const PeerReportedError& e) {
+    result.error = "during " + s.phase() + ": " + e.what();
+    result.failure = e.code() == "busy"      ? RunResult::Failure::kBusy
+                     : e.code() == "refused" ? RunResult::Failure::kRefused
+                                             : RunResult::Failure::kFailed;
+  } catch (const TimeoutError& e) {
+    result.error = "during " + s.phase() + ": " + e.what();
+    result.failure = RunResult::Failure::kTimeout;
   } catch (const std::exception& e) {
     result.error = "during " + s.phase() + ": " + e.what();
+    result.failure = RunResult::Failure::kFailed;
   }
   if (result.error.empty())
     for (const auto& r : result.results)
       if (!r.error.empty()) {
         result.error = "size " + std::to_string(r.size) + ": " + r.error;
+        result.failure = RunResult::Failure::kFailed;
         break;
       }
   return result;

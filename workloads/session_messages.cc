@@ -96,6 +96,7 @@ nlohmann::json to_message(const AcceptMsg& m) {
   j[AcceptMsg::kHost] = m.host;
   j[AcceptMsg::kDevice] = m.device;
   j[AcceptMsg::kCmPort] = m.cm_port;
+  j[AcceptMsg::kCmNonce] = m.cm_nonce;
   return j;
 }
 
@@ -111,6 +112,8 @@ AcceptMsg parse_accept(const nlohmann::json& accept, bool needs_cm_port) {
         uint_member(member(accept, type, AcceptMsg::kCmPort), type, AcceptMsg::kCmPort, 65535));
     if (m.cm_port == 0)
       malformed(type, named(AcceptMsg::kCmPort) + " is 0 but the workload connects with rdma_cm");
+    m.cm_nonce = uint_member(member(accept, type, AcceptMsg::kCmNonce), type, AcceptMsg::kCmNonce,
+                             UINT64_MAX);
   }
   m.version = optional_string_member(accept, type, AcceptMsg::kVersion);
   return m;

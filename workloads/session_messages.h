@@ -48,10 +48,12 @@ struct AcceptMsg {
   static constexpr const char* kHost = "host";
   static constexpr const char* kDevice = "device";
   static constexpr const char* kCmPort = "cm_port";
+  static constexpr const char* kCmNonce = "cm_nonce";
   std::optional<std::string> version;  // the server's rdmabench version (informational)
   HostInfo host;
   nlohmann::json device;  // the server's device description (an object), kept as the server sent it
   uint16_t cm_port = 0;   // the rdma_cm listening port (0 when the workload uses the TCP exchange)
+  uint64_t cm_nonce = 0;  // rdma_cm: this session's connect requests carry it (else 0)
   bool operator==(const AcceptMsg&) const = default;
 };
 nlohmann::json to_message(const AcceptMsg& m);

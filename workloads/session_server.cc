@@ -10,6 +10,7 @@
 #include "harness/json_util.h"
 #include "harness/oob_channel.h"
 #include "harness/version.h"
+#include "workloads/server_session.h"
 #include "workloads/session.h"
 #include "workloads/session_messages.h"
 #include "workloads/size_runner.h"
@@ -23,10 +24,9 @@ milliseconds ms(double s) { return milliseconds(static_cast<int64_t>(s * 1000));
 
 class ServerSession {
  public:
-  ServerSession(const ServerOptions& opt, OobChannel& chan, const Clock& clock, uint16_t cm_port,
-                std::ostream& log)
-      : opt_(opt), chan_(chan), clock_(clock), cm_port_(cm_port), log_(log) {}
-  void run();
+  ServerSession(const ServerOptions& opt, OobChannel& chan, const Clock& clock, SessionLog& log)
+      : opt_(opt), chan_(chan), clock_(clock), log_(log) {}
+  void run(const nlohmann::json& hello);
 
  private:
   void run_size(const nlohmann::json& start);
@@ -36,34 +36,39 @@ class ServerSession {
   const ServerOptions& opt_;
   OobChannel& chan_;
   const Clock& clock_;
-  uint16_t cm_port_;
-  std::ostream& log_;
+  SessionLog& log_;
   Workload w_;
   std::unique_ptr<Fabric> fab_;
 };
 
-void ServerSession::run() {
-  nlohmann::json hello = chan_.expect(HelloMsg::kType, milliseconds(10000));
-  // The token is checked before anything else in the hello is read.
-  if (hello_token(hello) != opt_.token)
-    throw PeerError("the client's token does not match (use the same --token on both sides)");
-  w_ = parse_hello(hello).workload;
+void ServerSession::run(const nlohmann::json& hello) {
+  w_ = parse_hello(hello).workload;  // the token was checked at the door (server.cc)
   // A client normally resolves "auto" itself; if not, this side's device decides.
   w_.connect = resolve_connect(w_.connect, w_.qp, device_transport(opt_.local.device));
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
   // Creating and connecting resources can take long on a loaded or emulated host.
   const milliseconds setup_timeout = timeout + milliseconds(60000);
-  log_ << "session with " << chan_.peer() << ": " << to_string(w_.op) << " " << to_string(w_.qp)
-       << " " << to_string(w_.mode) << ", " << w_.sizes.size() << " size(s), " << w_.total_qps()
-       << " QP(s)" << std::endl;
+  log_.line("session with " + chan_.peer() + ": " + std::string(to_string(w_.op)) + " " +
+            std::string(to_string(w_.qp)) + " " + std::string(to_string(w_.mode)) + ", " +
+            std::to_string(w_.sizes.size()) + " size(s), " + std::to_string(w_.total_qps()) +
+            " QP(s)");
   LocalSettings local = opt_.local;
   if (local.bind_addr.empty()) local.bind_addr = opt_.bind;
   const auto setup_start = std::chrono::steady_clock::now();
   fab_ = std::make_unique<Fabric>(w_, local, false);
-  if (w_.connect == ConnectMethod::kRdmaCm) fab_->cm_listen(opt_.bind, cm_port_);
-  chan_.send(to_message(AcceptMsg{kVersion, local_host_info(), fab_->describe(), cm_port_}));
+  // rdma_cm: each session listens on a port of its own (concurrent sessions), and accepts only
+  // requests that carry its nonce (anything can reach the port).
+  uint16_t cm_port = 0;
+  uint64_t nonce = 0;
   if (w_.connect == ConnectMethod::kRdmaCm) {
-    fab_->cm_accept_all(timeout + milliseconds(5000));
+    cm_port = fab_->cm_listen(opt_.bind, 0);
+    nonce = random_nonce();
+  }
+  chan_.send(to_message(AcceptMsg{kVersion, local_host_info(), fab_->describe(), cm_port, nonce}));
+  if (w_.connect == ConnectMethod::kRdmaCm) {
+    if (const uint64_t foreign = fab_->cm_accept_all(nonce, timeout + milliseconds(5000)))
+      log_.line("session with " + chan_.peer() + ": rejected " + std::to_string(foreign) +
+                " rdma_cm connect request(s) without the session's nonce");
     fab_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
     chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
   } else {
@@ -231,59 +236,23 @@ void ServerSession::run_size(const nlohmann::json& start) {
 
 }  // namespace
 
-int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log,
-          const std::atomic<bool>& stop) {
-  // Open the device once up front so a wrong name fails now, not at the first client.
-  std::string bind = opt.bind;
-  {
-    Device d = Device::open(opt.local.device);
-    const PortInfo& p = d.port(opt.local.port);
-    if (p.state != "ACTIVE")
-      throw ConfigError("port", std::to_string(opt.local.port),
-                        "an ACTIVE port (" + d.info().name + " port " +
-                            std::to_string(opt.local.port) + " is " + p.state + ")");
-    if (opt.local.gid_index >= 0) (void)gid_entry(p, static_cast<uint32_t>(opt.local.gid_index));
-    if (bind.empty()) {
-      // Default: the IPv4 address behind the port's RoCE GID (not all interfaces).
-      for (const auto& g : p.gids)
-        if (!g.ipv4.empty() &&
-            (opt.local.gid_index < 0 || g.index == uint32_t(opt.local.gid_index))) {
-          bind = g.ipv4;
-          break;
-        }
-    }
-  }
-  OobListener listener(bind, opt.port);
-  const uint16_t cm_port = static_cast<uint16_t>(listener.port() + 1);
-  ServerOptions eff = opt;
-  eff.bind = bind;
-  Clock clock = Clock::calibrate();
-  out << ServerReadyLine::kTag
-      << to_message(ServerReadyLine{listener.address(), listener.port(), cm_port, opt.local.device,
-                                    ::getpid(), kVersion})
-             .dump()
-      << std::endl;
-  log << "rdmabench server listening on " << listener.address() << ":" << listener.port()
-      << std::endl;
-  while (!stop.load()) {
-    OobChannel chan = listener.accept(milliseconds(200));
-    if (chan.fd() < 0) continue;
-    int status = 0;
+int run_server_session(const ServerOptions& opt, OobChannel& chan, const nlohmann::json& hello,
+                       const Clock& clock, SessionLog& log) {
+  try {
+    ServerSession s(opt, chan, clock, log);
+    s.run(hello);
+    log.line("session with " + chan.peer() + " done");
+    return 0;
+  } catch (const std::exception& e) {
+    log.line("session with " + chan.peer() + " failed: " + e.what());
+    // A workload this side cannot run is a refusal (the client's exit status says so).
+    const bool refusal = dynamic_cast<const ConfigError*>(&e) != nullptr;
     try {
-      ServerSession s(eff, chan, clock, cm_port, log);
-      s.run();
-      log << "session with " << chan.peer() << " done" << std::endl;
-    } catch (const std::exception& e) {
-      status = 1;
-      log << "session with " << chan.peer() << " failed: " << e.what() << std::endl;
-      try {
-        chan.send(to_message(ErrorMsg{e.what()}));
-      } catch (...) {
-      }
+      chan.send(to_message(ErrorMsg{e.what(), refusal ? "refused" : ""}));
+    } catch (...) {
     }
-    if (opt.once) return status;
+    return 1;
   }
-  return 0;
 }
 
 }  // namespace rdmabench

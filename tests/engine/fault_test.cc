@@ -74,7 +74,8 @@ class Faults : public ::testing::Test {
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ASSERT_NE(status, -1) << "the client hung after its server was killed";
     std::string out = cli.rest();
-    EXPECT_EQ(status, 1) << out;
+    // 1: the loss was seen (a closed connection, retries exhausted); 4: only as silence.
+    EXPECT_TRUE(status == 1 || status == 4) << status << "\n" << out;
     EXPECT_NE(out.find(phase), std::string::npos) << "phase not named:\n" << out;
     const bool cause = out.find("closed the connection") != std::string::npos ||
                        out.find("retry") != std::string::npos ||
@@ -99,7 +100,8 @@ class Faults : public ::testing::Test {
     int status = cli.wait_exit(60);
     ASSERT_NE(status, -1) << "the client hung after its server was killed during setup";
     std::string out = cli.rest();
-    EXPECT_EQ(status, 1) << out;
+    // 1: the loss was seen (a closed connection, retries exhausted); 4: only as silence.
+    EXPECT_TRUE(status == 1 || status == 4) << status << "\n" << out;
     const bool setup_phase = out.find("handshake") != std::string::npos ||
                              out.find("resource setup") != std::string::npos ||
                              out.find("connection setup") != std::string::npos;
@@ -208,7 +210,7 @@ TEST_F(Faults, SilentServerTimesOut) {
       {bin(), "client", "127.0.0.1", "-p", std::to_string(ntohs(sin.sin_port)), "--timeout", "1"},
       120);
   ::close(fd);
-  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.status, 4) << r.err;  // timeout
   EXPECT_NE(r.err.find("timed out waiting for 'accept'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("handshake"), std::string::npos) << r.err;
 }
@@ -260,7 +262,7 @@ TEST_F(Faults, TokenMismatchIsRefusedAndServerContinues) {
   std::string port;
   auto srv = server(port, {"--token", "right-token"});
   RunOutput bad = run(client_args(port, {"--token", "wrong-token", "-n", "100"}), 120);
-  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.status, 3) << bad.err;  // refused by the server
   EXPECT_NE(bad.err.find("token"), std::string::npos) << bad.err;
   RunOutput ok = run(client_args(port, {"--token", "right-token", "-n", "100"}), 120);
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
@@ -343,7 +345,7 @@ TEST_F(LinkFaults, NetdevDownDuringMeasurement) {
   int status = cli.wait_exit(90);
   ASSERT_NE(status, -1) << "the client hung after the link went down";
   std::string out = cli.rest();
-  EXPECT_EQ(status, 1) << out;
+  EXPECT_TRUE(status == 1 || status == 4) << status << "\n" << out;
   EXPECT_NE(out.find("measurement"), std::string::npos) << out;
 }
 

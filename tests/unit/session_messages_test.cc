@@ -31,7 +31,8 @@ json good_accept() {
   return {{"type", "accept"},
           {"host", {{"hostname", "h"}, {"kernel", "6.1"}, {"rdma_core", "44.0"}}},
           {"device", {{"name", "rxe0"}}},
-          {"cm_port", 18516}};
+          {"cm_port", 18516},
+          {"cm_nonce", 1234567890123ULL}};
 }
 
 TEST(SessionMessages, AcceptIsReadBack) {
@@ -41,6 +42,7 @@ TEST(SessionMessages, AcceptIsReadBack) {
   EXPECT_EQ(a.host.rdma_core, "44.0");
   EXPECT_EQ(a.device["name"], "rxe0");
   EXPECT_EQ(a.cm_port, 18516);
+  EXPECT_EQ(a.cm_nonce, 1234567890123ULL);
 }
 
 TEST(SessionMessages, AcceptWithBadMembersNamesThem) {
@@ -58,6 +60,9 @@ TEST(SessionMessages, AcceptWithBadMembersNamesThem) {
   j = good_accept();
   j["cm_port"] = "18516";
   EXPECT_NE(peer_error([&] { parse_accept(j, true); }).find("cm_port"), std::string::npos);
+  j = good_accept();
+  j.erase("cm_nonce");  // rdma_cm requests must carry the session's nonce
+  EXPECT_NE(peer_error([&] { parse_accept(j, true); }).find("cm_nonce"), std::string::npos);
   j = good_accept();
   j["host"]["kernel"] = 61;
   EXPECT_NE(peer_error([&] { parse_accept(j, false); }).find("\"kernel\" must be a string"),
@@ -271,7 +276,7 @@ TEST(SessionMessagesRoundTrip, Bye) {
 }
 
 TEST(SessionMessagesRoundTrip, Error) {
-  const ErrorMsg m{"the client failed: boom"};
+  const ErrorMsg m{"the client failed: boom", ""};
   const json j = to_message(m);
   EXPECT_EQ(j["type"], "error");
   EXPECT_EQ(parse_error(j), m);

@@ -1,0 +1,23 @@
+#pragma once
+// rdmabench's exit statuses: one table, printed by --help (exit_status_help) and listed in the
+// README ("Exit status"); the client's failure kinds map onto it.
+#include <string>
+
+#include "workloads/result.h"
+
+namespace rdmabench {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;         // the run failed (or compare found a regression)
+inline constexpr int kExitBadInput = 2;       // bad command line, config or workload; refused by
+                                              // this host's own device before anything started
+inline constexpr int kExitRefused = 3;        // the server refused: token, workload, its device
+inline constexpr int kExitTimeout = 4;        // the peer or the completions stopped answering
+inline constexpr int kExitBusy = 5;           // the server serves all the sessions it may
+inline constexpr int kExitInterrupted = 130;  // SIGINT (the shell's 128 + 2)
+
+int exit_status(RunResult::Failure f) noexcept;
+// The table as --help shows it.
+std::string exit_status_help();
+
+}  // namespace rdmabench

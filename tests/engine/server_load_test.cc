@@ -1,0 +1,300 @@
+// The server under hostile and concurrent load (testbed): while strangers hold, dribble, flood
+// and garble connections to its port, legitimate clients are served and their tests complete
+// with verified payloads; the server's descriptors and memory stay bounded and its log names
+// the peers it turned away. Also: a second client while one runs, the busy answer, --once.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "harness/oob_channel.h"
+#include "tests/engine/process.h"
+
+namespace rdmabench::test {
+namespace {
+
+std::string env(const char* n) {
+  const char* v = std::getenv(n);
+  return v != nullptr ? v : "";
+}
+
+// Connects to addr:port from the local address `from` (127.0.0.N: each attacker its own source,
+// as strangers on the network would be; "" = the kernel's choice).
+int connect_to(const std::string& addr, int port, const std::string& from = "") {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (!from.empty()) {
+    sockaddr_in src{};
+    src.sin_family = AF_INET;
+    inet_pton(AF_INET, from.c_str(), &src.sin_addr);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0) {
+      ::close(fd);
+      return -1;
+    }
+  }
+  timeval tv{2, 0};  // never stuck in connect when the backlog is full
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, addr.c_str(), &sin.sin_addr);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::string frame(const nlohmann::json& msg) {
+  const std::string body = msg.dump();
+  std::string out(kFrameHeaderBytes, '\0');
+  encode_frame_header(static_cast<uint32_t>(body.size()),
+                      std::span<uint8_t, kFrameHeaderBytes>(reinterpret_cast<uint8_t*>(out.data()),
+                                                            kFrameHeaderBytes));
+  return out + body;
+}
+
+long fd_count(pid_t pid) {
+  long n = 0;
+  if (DIR* d = opendir(("/proc/" + std::to_string(pid) + "/fd").c_str())) {
+    while (readdir(d) != nullptr) ++n;
+    closedir(d);
+  }
+  return n - 2;  // . and ..
+}
+
+long rss_kib(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  long v = 0;
+  while (f >> key)
+    if (key == "VmRSS:" && f >> v) return v;
+  return -1;
+}
+
+class ServerLoad : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dev_.empty()) << "run inside testbed/softroce run (RDMABENCH_TEST_* unset)";
+  }
+  std::unique_ptr<Background> server(std::vector<std::string> extra) {
+    std::vector<std::string> a = {bin(), "server", "-d",  dev_, "-x",
+                                  gid_,  "--bind", addr_, "-p", "0"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    auto s = std::make_unique<Background>(a, true);
+    std::string line;
+    while ((line = s->line()).rfind("RDMABENCH_SERVER_READY ", 0) != 0 && !line.empty()) {
+    }
+    EXPECT_FALSE(line.empty()) << "no ready line";
+    if (!line.empty()) port_ = nlohmann::json::parse(line.substr(23)).at("port").get<int>();
+    return s;
+  }
+  std::vector<std::string> client(std::vector<std::string> extra) {
+    std::vector<std::string> a = {bin(), "client", addr_, "-p", std::to_string(port_),
+                                  "-d",  dev_,     "-x",  gid_};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  std::string dev_ = env("RDMABENCH_TEST_DEVICE");
+  std::string addr_ = env("RDMABENCH_TEST_ADDR");
+  std::string gid_ = env("RDMABENCH_TEST_GID_INDEX");
+  int port_ = 0;
+};
+
+// Reads a server's merged output (its log) as it comes, so that a chatty log never fills the
+// pipe and stalls the server; text() once the server has exited.
+class LogDrain {
+ public:
+  explicit LogDrain(Background& b)
+      : b_(b), t_([this] {
+          for (std::string l; !(l = b_.line()).empty();) text_ += l + "\n";
+        }) {}
+  ~LogDrain() {  // the server goes first, so that the reader sees the end of its output
+    b_.kill_now(SIGKILL);
+    if (t_.joinable()) t_.join();
+  }
+  const std::string& text() {
+    if (t_.joinable()) t_.join();
+    return text_;
+  }
+
+ private:
+  Background& b_;
+  std::string text_;
+  std::thread t_;
+};
+
+TEST_F(ServerLoad, StrangersDoNotLockLegitimateClientsOut) {
+  auto srv = server({"--token", "secret", "--handshake-timeout", "2"});
+  LogDrain drain(*srv);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> tried{0};
+  std::vector<std::thread> attackers;
+  // Idle connections that never send a byte (several per attacker thread, reopened when
+  // dropped), slow senders dribbling a byte a second, random bytes, oversized length
+  // prefixes, hellos with a wrong token, and a connect/close flood.
+  attackers.emplace_back([&] {
+    std::vector<int> idle;
+    while (!stop) {
+      while (idle.size() < 40 && !stop) {
+        const int fd = connect_to(addr_, port_, "127.0.0.2");
+        ++tried;
+        if (fd >= 0) idle.push_back(fd);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      for (int& fd : idle) {  // reopen what the server closed
+        char c;
+        if (::recv(fd, &c, 1, MSG_DONTWAIT) == 0) {
+          ::close(fd);
+          fd = -1;
+        }
+      }
+      std::erase(idle, -1);
+    }
+    for (int fd : idle) ::close(fd);
+  });
+  attackers.emplace_back([&] {
+    const std::string hello = frame({{"type", "hello"}, {"token", "secret"}});
+    while (!stop) {
+      const int fd = connect_to(addr_, port_, "127.0.0.3");
+      ++tried;
+      for (size_t i = 0; fd >= 0 && i < hello.size() && !stop; ++i) {
+        if (::send(fd, &hello[i], 1, MSG_NOSIGNAL) != 1) break;
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+      }
+      if (fd >= 0) ::close(fd);
+    }
+  });
+  attackers.emplace_back([&] {
+    std::mt19937 rng(7);
+    while (!stop) {
+      const int fd = connect_to(addr_, port_, "127.0.0.4");
+      ++tried;
+      if (fd < 0) continue;
+      std::string junk(1 + rng() % 4096, '\0');
+      for (char& c : junk) c = static_cast<char>(rng());
+      (void)::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL);
+      ::close(fd);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  attackers.emplace_back([&] {
+    while (!stop) {
+      const int fd = connect_to(addr_, port_, "127.0.0.5");
+      ++tried;
+      if (fd < 0) continue;
+      std::string big = frame({{"type", "hello"}});
+      big[8] = big[9] = big[10] = static_cast<char>(0x7f);  // a length far past the bound
+      (void)::send(fd, big.data(), kFrameHeaderBytes, MSG_NOSIGNAL);
+      const std::string wrong = frame({{"type", "hello"}, {"token", "guess"}});
+      const int fd2 = connect_to(addr_, port_, "127.0.0.6");
+      ++tried;
+      if (fd2 >= 0) {
+        (void)::send(fd2, wrong.data(), wrong.size(), MSG_NOSIGNAL);
+        ::close(fd2);
+      }
+      ::close(fd);
+      for (int i = 0; i < 10 && !stop; ++i) {  // flood: connect and close at once
+        const int f = connect_to(addr_, port_, "127.0.0.7");
+        ++tried;
+        if (f >= 0) ::close(f);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // the door is crowded before we come
+
+  long max_fds = 0;
+  long max_rss = 0;
+  double slowest = 0;
+  const int kClients = 4;
+  for (int i = 0; i < kClients; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RunOutput r = run(client({"--token", "secret", "--op", i % 2 ? "send" : "write", "-s", "4K",
+                              "-n", "2000", "--verify"}),
+                      180);
+    slowest = std::max(
+        slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    EXPECT_EQ(r.status, 0) << "legitimate client " << i << " was not served:\n" << r.out << r.err;
+    max_fds = std::max(max_fds, fd_count(srv->pid()));
+    max_rss = std::max(max_rss, rss_kib(srv->pid()));
+  }
+  stop = true;
+  for (auto& t : attackers) t.join();
+  // Bounded: the door holds at most --max-pending (32) strangers, plus the listener, the log
+  // and a session's own descriptors (device, CQ channel, rdma_cm).
+  EXPECT_LT(max_fds, 32 + 64) << "descriptors grew with the strangers";
+  RecordProperty("connections_tried", std::to_string(tried.load()));
+  RecordProperty("legitimate_tests", kClients);
+  RecordProperty("slowest_legitimate_run_s", std::to_string(slowest));
+  RecordProperty("server_max_fds", std::to_string(max_fds));
+  RecordProperty("server_max_rss_kib", std::to_string(max_rss));
+  std::printf(
+      "load: %llu connections tried, %d legitimate tests passed, slowest %.1f s, server "
+      "fds max %ld, RSS max %ld KiB\n",
+      static_cast<unsigned long long>(tried.load()), kClients, slowest, max_fds, max_rss);
+  srv->kill_now(SIGTERM);
+  const std::string& log = drain.text();
+  EXPECT_NE(log.find("dropped 127.0.0."), std::string::npos) << "log names no dropped peer";
+  EXPECT_NE(log.find("refused 127.0.0."), std::string::npos) << "log names no refused peer";
+  EXPECT_NE(log.find("token does not match"), std::string::npos);
+}
+
+// A second legitimate client while one runs is served at once (concurrent sessions); beyond
+// --max-sessions it is told at once that the server is busy (exit 5), never left to time out.
+TEST_F(ServerLoad, ConcurrentSessionsUpToTheCapThenBusy) {
+  auto srv = server({"--max-sessions", "2"});
+  LogDrain drain(*srv);
+  Background a(client({"--op", "write", "-s", "4K", "-D", "6", "--warmup-time", "0.5"}), true);
+  Background b(client({"--op", "write", "-s", "4K", "-D", "6", "--warmup-time", "0.5"}), true);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const auto t0 = std::chrono::steady_clock::now();
+  RunOutput busy = run(client({"--op", "write", "-n", "100"}), 60);
+  const double answered =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(busy.status, 5) << busy.err;
+  EXPECT_NE(busy.err.find("busy"), std::string::npos) << busy.err;
+  RecordProperty("busy_answer_s", std::to_string(answered));
+  EXPECT_EQ(a.wait_exit(120), 0) << a.rest();
+  EXPECT_EQ(b.wait_exit(120), 0) << b.rest();
+}
+
+// --once: strangers and refused clients never count as its session; the first authenticated
+// session does, and the server exits with its status.
+TEST_F(ServerLoad, OnceCountsOnlyAnAuthenticatedSession) {
+  auto srv = server({"--once", "--token", "t"});
+  LogDrain drain(*srv);
+  for (int i = 0; i < 5; ++i) {
+    const int fd = connect_to(addr_, port_);
+    if (fd >= 0) ::close(fd);
+  }
+  RunOutput wrong = run(client({"--token", "x", "-n", "100"}), 60);
+  EXPECT_EQ(wrong.status, 3) << wrong.err;
+  RunOutput ok = run(client({"--token", "t", "-n", "100", "--verify"}), 120);
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(srv->wait_exit(60), 0) << drain.text();
+}
+
+// Exit status 130: a client interrupted mid-run by SIGINT (README "Exit status").
+TEST_F(ServerLoad, InterruptedClientExits130) {
+  auto srv = server({});
+  LogDrain drain(*srv);
+  Background c(client({"--op", "write", "-s", "4K", "-D", "20"}), true);
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  c.kill_now(SIGINT);
+  EXPECT_EQ(c.wait_exit(60), 130) << c.rest();
+}
+
+}  // namespace
+}  // namespace rdmabench::test
