@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -292,7 +293,7 @@ TEST_F(ServerLoad, InterruptedClientExits130) {
   LogDrain drain(*srv);
   Background c(client({"--op", "write", "-s", "4K", "-D", "20"}), true);
   std::this_thread::sleep_for(std::chrono::seconds(4));
-  c.kill_now(SIGINT);
+  ::kill(c.pid(), SIGINT);
   EXPECT_EQ(c.wait_exit(60), 130) << c.rest();
 }
 
