@@ -207,13 +207,23 @@ json field_value_from_text(const WorkloadField& f, const std::string& text) {
       return parse_number_option(option, text, f.lo, f.hi, std::string(f.unit));
     case K::kSizes:
       return parse_size_list(text, option);
-    case K::kCpus: {
+    case K::kCpus: {  // a list of CPUs and ranges: 0-3,8
       std::vector<uint64_t> cpus;
       size_t start = 0;
       for (;;) {
         const size_t comma = text.find(',', start);
-        cpus.push_back(parse_uint_option(option, text.substr(start, comma - start), uint64_t(f.lo),
-                                         uint64_t(f.hi)));
+        const std::string item = text.substr(start, comma - start);
+        const size_t dash = item.find('-');
+        const auto cpu = [&](const std::string& t) {
+          return parse_uint_option(option, t, uint64_t(f.lo), uint64_t(f.hi));
+        };
+        const uint64_t first = cpu(dash == std::string::npos ? item : item.substr(0, dash));
+        const uint64_t last = dash == std::string::npos ? first : cpu(item.substr(dash + 1));
+        if (last < first)
+          throw ConfigError(
+              option, text,
+              "CPU numbers and ranges, e.g. 0-3,8 (a range runs upwards: '" + item + "')");
+        for (uint64_t c = first; c <= last; ++c) cpus.push_back(c);
         if (comma == std::string::npos) break;
         start = comma + 1;
       }

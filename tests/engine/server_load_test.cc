@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <span>
@@ -114,12 +115,15 @@ class ServerLoad : public ::testing::Test {
 };
 
 // Reads a server's merged output (its log) as it comes, so that a chatty log never fills the
-// pipe and stalls the server; text() once the server has exited.
+// pipe and stalls the server; wait_for() a line while it runs, text() once it has exited.
 class LogDrain {
  public:
   explicit LogDrain(Background& b)
       : b_(b), t_([this] {
-          for (std::string l; !(l = b_.line()).empty();) text_ += l + "\n";
+          for (std::string l; !(l = b_.line()).empty();) {
+            const std::lock_guard<std::mutex> lock(mu_);
+            text_ += l + "\n";
+          }
         }) {}
   ~LogDrain() {  // the server goes first, so that the reader sees the end of its output
     b_.kill_now(SIGKILL);
@@ -129,9 +133,21 @@ class LogDrain {
     if (t_.joinable()) t_.join();
     return text_;
   }
+  // Whether `what` appeared in the log within `seconds`.
+  bool wait_for(const std::string& what, int seconds) {
+    for (int i = 0; i < seconds * 10; ++i) {
+      {
+        const std::lock_guard<std::mutex> lock(mu_);
+        if (text_.find(what) != std::string::npos) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
 
  private:
   Background& b_;
+  std::mutex mu_;
   std::string text_;
   std::thread t_;
 };
@@ -285,6 +301,23 @@ TEST_F(ServerLoad, OnceCountsOnlyAnAuthenticatedSession) {
   RunOutput ok = run(client({"--token", "t", "-n", "100", "--verify"}), 120);
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_EQ(srv->wait_exit(60), 0) << drain.text();
+}
+
+// A client that goes silent mid-measurement without closing its connection (stopped, or its
+// host gone: a half-open connection) is detected by the server, which ends that session with a
+// log line and goes on serving.
+TEST_F(ServerLoad, HalfOpenClientIsDetectedAndServerGoesOn) {
+  auto srv = server({});
+  LogDrain drain(*srv);
+  Background c(client({"--op", "write", "-s", "4K", "-D", "60", "--timeout", "3"}), true);
+  ASSERT_TRUE(drain.wait_for("session with", 60)) << drain.text();
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // into the measurement
+  ::kill(c.pid(), SIGSTOP);
+  EXPECT_TRUE(drain.wait_for("went silent", 60)) << "the server did not notice the silence";
+  ::kill(c.pid(), SIGKILL);
+  ::kill(c.pid(), SIGCONT);
+  RunOutput next = run(client({"--op", "write", "-n", "100", "--verify"}), 120);
+  EXPECT_EQ(next.status, 0) << next.err;
 }
 
 // Exit status 130: a client interrupted mid-run by SIGINT (README "Exit status").

@@ -170,3 +170,27 @@ TEST(WorkloadFieldTable, RangeErrorsNameTheFieldInEachForm) {
 
 }  // namespace
 }  // namespace rdmabench
+
+namespace rdmabench {
+namespace {
+
+// --cpus takes numbers and ranges as people type them (0-3,8); a range must run upwards and
+// stay within the CPU numbers allowed.
+TEST(WorkloadFieldTable, CpusTakeRanges) {
+  WorkloadArgs a;
+  a.text["cpus"] = "0-3,8";
+  EXPECT_EQ(build_workload(a).cpus, (std::vector<int>{0, 1, 2, 3, 8}));
+  a.text["cpus"] = "5";
+  EXPECT_EQ(build_workload(a).cpus, (std::vector<int>{5}));
+  a.text["cpus"] = "3-1";
+  ConfigError e = catch_config_error([&] { build_workload(a); });
+  EXPECT_EQ(e.field(), "cpus");
+  EXPECT_EQ(e.value(), "3-1");
+  a.text["cpus"] = "0-5000";
+  EXPECT_EQ(catch_config_error([&] { build_workload(a); }).field(), "cpus");
+  a.text["cpus"] = "0-";
+  EXPECT_EQ(catch_config_error([&] { build_workload(a); }).field(), "cpus");
+}
+
+}  // namespace
+}  // namespace rdmabench
