@@ -51,6 +51,16 @@ void apply_local(rdmabench::LocalSettings& local, const std::optional<std::strin
 
 }  // namespace
 
+// For options that take a file or folder: a value that looks like an option (`--json -J`) is
+// refused rather than written to a file of that name. "-" alone is allowed.
+const CLI::Validator kPathNotOption(
+    [](std::string& v) {
+      return v.size() > 1 && v[0] == '-'
+                 ? "a file name, not an option ('" + v + "'; write ./" + v + " for such a file)"
+                 : std::string();
+    },
+    "PATH");
+
 int main(int argc, char** argv) {
   using namespace rdmabench;
   CLI::App app{"rdmabench - RDMA performance tests (bandwidth and latency over verbs)"};
@@ -98,7 +108,8 @@ int main(int argc, char** argv) {
   std::optional<std::string> lat_precision;
   client->add_option("--latency-precision", lat_precision,
                      "latency histogram's largest relative error, 0.00001..0.1 (default 0.01)");
-  client->add_option("--json", json_file, "write the result document to FILE (atomically)");
+  client->add_option("--json", json_file, "write the result document to FILE (atomically)")
+      ->check(kPathNotOption);
   client->add_flag("-J", json_stdout, "print the result document on stdout");
   client->add_option("--token", copt.token, "shared secret (must match the server's)")
       ->envname("RDMABENCH_TOKEN");
@@ -107,7 +118,8 @@ int main(int argc, char** argv) {
   PlotOptions popt;
   auto* plot = app.add_subcommand("plot", "figures of result documents (gnuplot; plots/README.md)");
   plot->add_option("inputs", popt.inputs, "result folders (every *.json) or files")->required();
-  plot->add_option("-o,--out", popt.out_dir, "output folder (default: the first input's folder)");
+  plot->add_option("-o,--out", popt.out_dir, "output folder (default: the first input's folder)")
+      ->check(kPathNotOption);
   plot->add_option("--format", popt.format, "png, svg or pdf (default png)");
   plot->add_option("--group-by", popt.group_by,
                    "the parameter telling series apart (default: the one that varies)");
@@ -122,7 +134,8 @@ int main(int argc, char** argv) {
   exporter->add_flag("--csv", export_csv, "CSV, one row per document and size")->required();
   exporter->add_option("inputs", export_inputs, "result folders (every *.json) or files")
       ->required();
-  exporter->add_option("-o,--out", export_file, "write to FILE (atomically) instead of stdout");
+  exporter->add_option("-o,--out", export_file, "write to FILE (atomically) instead of stdout")
+      ->check(kPathNotOption);
 
   // report
   ReportOptions ropt;
@@ -130,8 +143,10 @@ int main(int argc, char** argv) {
       app.add_subcommand("report", "one self-contained HTML page of results (plots/README.md)");
   report->add_option("inputs", ropt.inputs, "result folders (a sweep's, or any *.json) or files")
       ->required();
-  report->add_option("-o,--out", ropt.out_file,
-                     "the page (default: <first input folder>/report.html)");
+  report
+      ->add_option("-o,--out", ropt.out_file,
+                   "the page (default: <first input folder>/report.html)")
+      ->check(kPathNotOption);
   report->add_option("--format", ropt.format, "embedded images: png or svg (default png)");
 
   // compare
@@ -155,7 +170,8 @@ int main(int argc, char** argv) {
   auto* sweep = app.add_subcommand(
       "sweep", "run a campaign of tests over host pairs (orchestrator/README.md)");
   sweep->add_option("campaign", swopt.campaign_file, "campaign file (JSON)")->required();
-  sweep->add_option("--out", swopt.out_dir, "results folder (default: out/<campaign name>)");
+  sweep->add_option("--out", swopt.out_dir, "results folder (default: out/<campaign name>)")
+      ->check(kPathNotOption);
   sweep->add_flag("--resume", swopt.resume, "run only the points without an ok result in --out");
   sweep->add_flag("--dry-run", swopt.dry_run, "print the points and commands; touch no host");
   sweep->add_option("--jobs", swopt.jobs, "host pairs run in parallel (default 1)");
@@ -176,6 +192,12 @@ int main(int argc, char** argv) {
         std::cout << nlohmann::json(infos).dump(2) << std::endl;
       } else {
         print_devices(std::cout, infos);
+      }
+      if (infos.empty()) {  // nothing to test with: a script must not read that as success
+        std::cerr << "rdmabench: error: no RDMA device found (no driver loaded? `rdma link` "
+                     "lists the links; Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE)"
+                  << std::endl;
+        return 1;
       }
       return 0;
     }

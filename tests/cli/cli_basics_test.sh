@@ -1,0 +1,34 @@
+#!/bin/bash
+# CTest cli_basics (label unit, no device needed): small command-line behaviours of the rdmabench
+# binary on the host. `devices` with no RDMA device exits 1 (with one or more, 0); an option that
+# takes a file refuses a value that looks like an option; --help ends with the exit statuses.
+#   cli_basics_test.sh RDMABENCH
+set -u
+bin=$1
+fail=0
+check() {  # check NAME WANT_STATUS WANT_TEXT CMD...
+  local name=$1 want=$2 text=$3
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL $name: exit $rc, expected $want: $out"
+    fail=1
+  elif [ -n "$text" ] && ! grep -qF -- "$text" <<<"$out"; then
+    echo "FAIL $name: output lacks '$text': $out"
+    fail=1
+  else
+    echo "ok   $name"
+  fi
+}
+if [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+  check devices-present 0 "" "$bin" devices
+else
+  check devices-none 1 "no RDMA device found" "$bin" devices
+  check devices-none-json 1 "[]" "$bin" devices --json
+fi
+check client-json-option 2 "a file name, not an option ('-J'" "$bin" client 192.0.2.1 --json -J
+check export-out-option 2 "--out" "$bin" export --csv /nonexistent -o --x
+check help-exit-statuses 0 "5    the server is busy" "$bin" --help
+exit $fail
