@@ -32,12 +32,17 @@ DeviceLimits limits_of(const Device& d, uint32_t port) {
   return l;
 }
 
-void check_device_for(const Workload& w, const Device& d, uint32_t port) {
+const PortInfo& active_port(const Device& d, uint32_t port) {
   const PortInfo& p = d.port(port);
   if (p.state != "ACTIVE")
     throw ConfigError("port", std::to_string(port),
                       "an ACTIVE port (" + d.info().name + " port " + std::to_string(port) +
                           " is " + p.state + ")");
+  return p;
+}
+
+void check_device_for(const Workload& w, const Device& d, uint32_t port) {
+  (void)active_port(d, port);
   validate_for_device(w, limits_of(d, port));
 }
 

@@ -114,6 +114,8 @@ class Fabric {
 };
 
 DeviceLimits limits_of(const Device& d, uint32_t port);
+// The port, refused (ConfigError "port", naming the device and its state) unless ACTIVE.
+const PortInfo& active_port(const Device& d, uint32_t port);
 // Refuses (ConfigError, naming the device) a workload the device or its port cannot run: the
 // port must be ACTIVE, and validate_for_device must pass.
 void check_device_for(const Workload& w, const Device& d, uint32_t port);

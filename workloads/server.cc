@@ -16,6 +16,7 @@
 #include "harness/handshake_gate.h"
 #include "harness/oob_channel.h"
 #include "harness/version.h"
+#include "workloads/fabric.h"
 #include "workloads/server_session.h"
 #include "workloads/session.h"
 #include "workloads/session_messages.h"
@@ -37,11 +38,7 @@ using std::chrono::milliseconds;
 // the address to listen on ("" asked: the IPv4 address behind the port's RoCE GID).
 std::string check_device_and_bind(const ServerOptions& opt) {
   Device d = Device::open(opt.local.device);
-  const PortInfo& p = d.port(opt.local.port);
-  if (p.state != "ACTIVE")
-    throw ConfigError("port", std::to_string(opt.local.port),
-                      "an ACTIVE port (" + d.info().name + " port " +
-                          std::to_string(opt.local.port) + " is " + p.state + ")");
+  const PortInfo& p = active_port(d, opt.local.port);
   if (opt.local.gid_index >= 0) (void)gid_entry(p, static_cast<uint32_t>(opt.local.gid_index));
   if (!opt.bind.empty()) return opt.bind;
   for (const auto& g : p.gids)

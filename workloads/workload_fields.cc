@@ -213,7 +213,7 @@ json field_value_from_text(const WorkloadField& f, const std::string& text) {
       for (;;) {
         const size_t comma = text.find(',', start);
         const std::string item = text.substr(start, comma - start);
-        const size_t dash = item.find('-');
+        const size_t dash = item.find('-', 1);  // a leading '-' is a (refused) sign
         const auto cpu = [&](const std::string& t) {
           return parse_uint_option(option, t, uint64_t(f.lo), uint64_t(f.hi));
         };
