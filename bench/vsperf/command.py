@@ -7,7 +7,8 @@ workload and message size it runs rdmabench, then perftest, with identical setti
 times (A B A B ...), and prints the ratio rdmabench/perftest per pair: its median and a
 distribution-free confidence interval of that median (order statistics; with 5 pairs it is
 min..max), so that a difference is called only when it stands out of the run-to-run noise.
-The table also goes to OUT/vs-perftest.json, every run's raw output to OUT/logs/, and per case a
+--long makes the latency runs longer, with a warm-up, and pins with taskset. The table also goes
+to OUT/vs-perftest.json, every run's raw output to OUT/logs/, and per case a
 folder OUT/docs/CASE/ of result documents (perftest's converted) for
 `rdmabench plot OUT/docs/CASE --group-by tool`. See bench/README.md.
 """
@@ -17,10 +18,12 @@ import os
 import platform
 import re
 import shlex
+import shutil
 import sys
 
 from .cases import CASES, build_plan
 from .common import KIB, MIB, die, log
+from .pinning import TASKSET
 from .pool import run_pool
 from .report import print_session
 from .runner import Runner
@@ -58,11 +61,18 @@ def parser():
                     help="a small subset (write/send/read bw at 64 B or 64 KiB, send/write "
                          "latency at 8 B) with 3 pairs, unless --pairs")
     ap.add_argument("--all", action="store_true",
-                    help="every size of every case (8 B .. 1 MiB bw, 8 B .. 4 KiB latency), "
-                         "not the default run's subset")
+                    help="every size of every case (8 B .. 1 MiB bw, 8 B .. 4 KiB latency, read "
+                         "latency to 64 KiB; atomics 8 B only), not the default run's subset")
+    ap.add_argument("--long", action="store_true",
+                    help="long latency runs: 5000 iterations (times --iters-scale) after a "
+                         "warm-up of a tenth of that (rdmabench --warmup; perftest runs it too "
+                         "and its first samples, printed in order with -U, are dropped); every "
+                         "client and server pinned with taskset -c to --pin's CPUs, both tools "
+                         "alike. Bandwidth runs as without it")
     ap.add_argument("--cases", help="comma-separated cases: " + ", ".join(c.name for c in CASES))
     ap.add_argument("--sizes", type=lambda t: [parse_size(x) for x in t.split(",")],
-                    help="message sizes instead of the cases' own (8,64,1K,...)")
+                    help="message sizes instead of the cases' own (8,64,1K,...); atomic cases "
+                         "run at 8 only")
     ap.add_argument("--pairs", type=int, help="rdmabench/perftest pairs per point (default 5)")
     ap.add_argument("--iters-scale", type=float, default=1.0,
                     help="multiply the iteration counts (default 1)")
@@ -133,6 +143,10 @@ def main():
         die("--pool-out needs --pool")
     if args.pool:
         return run_pool(args)
+    if args.long and args.pin is None:
+        die("--long pins both tools with taskset: give --pin CLIENT_CPU,SERVER_CPU, not 'none'")
+    if args.long and not shutil.which(TASKSET):
+        die(f"--long needs {TASKSET} (Debian package util-linux)")
     if not os.environ.get("RDMABENCH_TEST_DEVICE"):
         in_testbed(sys.argv[1:], args.testbed_timeout, args.kernel_args)
     for v in ("RDMABENCH_TEST_ADDR", "RDMABENCH_TEST_GID_INDEX"):

@@ -1,13 +1,17 @@
 """perftest's output (ib_*_bw / ib_*_lat clients): its banner settings, result line and samples
-parsed; and a perftest result converted into an rdmabench result document (for rdmabench plot)."""
+parsed, its latency summary recomputed after a warm-up (--long); and a perftest result converted
+into an rdmabench result document (for rdmabench plot)."""
 import collections
 import json
+import math
 import re
 
 from .stats import nearest_rank
 
 # perftest refusing to report on an emulated CPU: its cycles-per-us fit against gettimeofday failed.
 CPU_MHZ_FAILURE = re.compile(r"Correlation coefficient r\^2|Can't produce a report")
+# perftest's latency summary leaves out the largest samples (print_report_lat)
+LAT_MEASURE_TAIL = 2
 
 
 def perftest_header(out):
@@ -22,11 +26,15 @@ def perftest_header(out):
     m = re.search(r"^\s*Connection type\s*:\s*(\w+)", out, re.M)
     if m:
         h["qp"] = m.group(1).lower()
+    m = re.search(r"^\s*Atomic (\w+) (?:BW|Latency) Test", out, re.M)  # ib_atomic_*'s -A
+    if m:
+        h["atomic"] = m.group(1)
     return h
 
 
 def perftest_samples(out):
-    """The samples perftest -H prints ("#, usec" then "i, value" lines), in usec."""
+    """The samples perftest -H (sorted) or -U (in the order measured) prints ("#, usec" then
+    "i, value" lines), in usec; the first such list."""
     samples = []
     lines = iter(out.splitlines())
     for line in lines:
@@ -40,9 +48,29 @@ def perftest_samples(out):
     return samples
 
 
-def parse_perftest(out, mode):
+def perftest_lat_summary(samples):
+    """perftest's latency summary line computed as print_report_lat does, over `samples` (usec,
+    any order): sorted, the LAT_MEASURE_TAIL largest left out, n left; t_typical their median
+    (the mean of the middle two when n is even), mean over them, 99 % and 99.9 % the sorted
+    elements at ceil(n * p), t_max the element just past the n (what it prints). The stdev is the
+    plain one (perftest's rounds each deviation to an integer first)."""
+    d = sorted(samples)
+    n = len(d) - LAT_MEASURE_TAIL
+    if n < 2:
+        raise ValueError(f"{len(d)} latency samples: too few for perftest's summary")
+    kept = d[:n]
+    mean = sum(kept) / n
+    return {"min_us": d[0], "max_us": d[n],
+            "p50_us": (d[n // 2] + d[n // 2 - 1]) / 2 if n % 2 == 0 else d[n // 2],
+            "mean_us": mean, "stdev_us": math.sqrt(sum((x - mean) ** 2 for x in kept) / n),
+            "p99_us": d[math.ceil(n * 0.99)], "p99_9_us": d[math.ceil(n * 0.999)]}
+
+
+def parse_perftest(out, mode, warmup=0):
     """The result line of a perftest client: bw -> Gb/s, Mmsg/s; lat -> usec columns (and the
-    samples when it printed them)."""
+    samples when it printed them). With a `warmup` (--long; latency, samples printed in order
+    with -U) the first `warmup` samples are dropped and the summary is perftest's recomputed
+    over the rest (perftest_lat_summary); "iters" is then the samples kept."""
     lines = out.splitlines()
     for i, line in enumerate(lines):
         if line.strip().startswith("#bytes"):
@@ -62,6 +90,13 @@ def parse_perftest(out, mode):
                            "max_us": v[3], "p50_us": v[4], "mean_us": v[5], "stdev_us": v[6],
                            "p99_us": v[7], "p99_9_us": v[8]}
                     samples = perftest_samples(out)
+                    if warmup:
+                        if len(samples) != res["iters"] - 1:
+                            raise ValueError(f"perftest printed {len(samples)} samples in order "
+                                             f"for -n {res['iters']} (-U expected)")
+                        samples = samples[warmup:]
+                        res.update(perftest_lat_summary(samples), iters=len(samples),
+                                   warmup=warmup)
                     if samples:
                         # perftest's samples under rdmabench's definitions (all samples,
                         # nearest rank), to tell definitions from measurements apart.
@@ -104,7 +139,8 @@ def perftest_document(rb_doc, settings, res, version, cpu_mhz):
                     "max_relative_error": 0,
                     "buckets": [[x * us, x * us, c] for x, c in
                                 sorted(collections.Counter(xs).items())]})
-        r["seconds"] = n * res["mean_us"] * 1e-6 * (1 if settings.case.op == "read" else 2)
+        # read and atomics: the round trip, as reported; send/write: halved (twice that)
+        r["seconds"] = n * res["mean_us"] * 1e-6 * (1 if settings.case.fetch else 2)
         r["gbps"] = 0
         r["mmsg_per_s"] = n / r["seconds"] / 1e6 if r["seconds"] else 0
     return doc

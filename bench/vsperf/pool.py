@@ -12,7 +12,7 @@ import shlex
 import sys
 
 from .common import FORMAT, FORMAT_VERSION, die, size_text, write_json
-from .report import fmt_ratio, print_summary
+from .report import case_width, fmt_ratio, print_summary
 from .stats import RATIO_METRICS, intraclass_correlation, median, ratio_summary, spread, verdict
 
 POOL_MIN_SESSIONS = 5  # min..max of 5 sessions covers the median at 93.8 %; fewer, far less
@@ -68,7 +68,8 @@ def pool_point(per_session):
 
 
 def pool_sessions(docs):
-    """Pools vs-perftest documents; refuses to mix comparisons or MTUs. Returns (points, sessions)."""
+    """Pools vs-perftest documents; refuses to mix comparisons, MTUs, or --long with short runs.
+    Returns (points, sessions)."""
     first = docs[0]
     for d in docs[1:]:
         for key, what in (("compared_with", "compared with"),):
@@ -80,6 +81,12 @@ def pool_sessions(docs):
         if mtu_a != mtu_b:
             die(f"--pool: {d['_path']} ran at MTU {mtu_a}, {first['_path']} at MTU {mtu_b}; "
                 "pool sessions of one MTU")
+        long_a = bool((d.get("settings") or {}).get("long"))
+        long_b = bool((first.get("settings") or {}).get("long"))
+        if long_a != long_b:
+            die(f"--pool: {d['_path'] if long_a else first['_path']} ran --long, "
+                f"{first['_path'] if long_a else d['_path']} did not; pool sessions of one "
+                "length (iterations, warm-up)")
     points = {}
     for i, d in enumerate(docs):
         for row in d["rows"]:
@@ -120,7 +127,8 @@ def print_pool(rows, sessions, tolerance, file=None):
     print("\nratio = rdmabench / other; over sessions: median of the session medians [~95% CI over "
           "sessions] (coverage); pairs as independent: the same over every pair (too narrow when "
           "ICC > 0); ICC: share of the log-ratio variance between sessions", file=file)
-    print(f"{'case':<13}{'size':>5} {'metric':<11}{'sess':>5}{'pairs':>6}  "
+    cw = case_width(rows)
+    print(f"{'case':<{cw}}{'size':>5} {'metric':<11}{'sess':>5}{'pairs':>6}  "
           f"{'over sessions':<22}{'cov':>6}  {'pairs as independent':<22}{'ICC':>5}{'eff.n':>6}  "
           f"verdict (over sessions)", file=file)
     for r in rows:
@@ -132,7 +140,7 @@ def print_pool(rows, sessions, tolerance, file=None):
             pair_txt = f"{pi['median']:.3f} [{pi['ci_low']:.2f}..{pi['ci_high']:.2f}]"
             icc = "-" if b["icc_log_ratio"] is None else f"{b['icc_log_ratio']:.2f}"
             eff = "-" if b["effective_pairs"] is None else f"{b['effective_pairs']:.0f}"
-            print(f"{r['case']:<13}{size_text(r['size']):>5} {metric:<11}{b['sessions']:>5}"
+            print(f"{r['case']:<{cw}}{size_text(r['size']):>5} {metric:<11}{b['sessions']:>5}"
                   f"{b['pairs']:>6}  {fmt_ratio(b)}{b['ratio']['ci_coverage'] * 100:>5.1f}%  "
                   f"{pair_txt:<22}{icc:>5}{eff:>6}  {pool_verdict(b, higher, tolerance)}",
                   file=file)

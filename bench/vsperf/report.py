@@ -23,18 +23,24 @@ def fmt_ratio(block):
     return f"{r['median']:.3f} [{r['ci_low']:.2f}..{r['ci_high']:.2f}]".ljust(22)
 
 
+def case_width(rows):
+    """The case column's width: the longest case name (fetch_add_lat_rc ...) and a space."""
+    return max([13] + [len(r["case"]) + 1 for r in rows])
+
+
 def print_table(rows, tolerance, file=None, b="pt"):
     file = file or sys.stdout
+    cw = case_width(rows)
     bw = [r for r in rows if r["mode"] == "bw"]
     lat = [r for r in rows if r["mode"] == "lat"]
     if bw:
         print("\nThroughput (ratio = rdmabench / perftest per pair: median [~95% CI]; Gb/s and "
               "Mmsg/s medians)", file=file)
-        print(f"{'case':<13}{'size':>5} {'pairs':>5}  {'rb Gb/s':>9} {b + ' Gb/s':>9} "
+        print(f"{'case':<{cw}}{'size':>5} {'pairs':>5}  {'rb Gb/s':>9} {b + ' Gb/s':>9} "
               f"{'rb Mmsg/s':>10} {b + ' Mmsg/s':>10}  {'ratio':<22} {'verdict'}", file=file)
         for r in bw:
             g, m = r["gbps"], r["mmsg_per_s"]
-            print(f"{r['case']:<13}{size_text(r['size']):>5} {r['pairs_ok']:>5}  "
+            print(f"{r['case']:<{cw}}{size_text(r['size']):>5} {r['pairs_ok']:>5}  "
                   f"{fmt((g['rdmabench'] or {}).get('median')):>9} "
                   f"{fmt((g['perftest'] or {}).get('median')):>9} "
                   f"{fmt((m['rdmabench'] or {}).get('median')):>10} "
@@ -43,12 +49,12 @@ def print_table(rows, tolerance, file=None, b="pt"):
     if lat:
         print("\nLatency in us (typical = median, p99; ratio = rdmabench / perftest per pair: "
               "median [~95% CI])", file=file)
-        print(f"{'case':<13}{'size':>5} {'pairs':>5}  {'rb p50':>8} {b + ' p50':>8} "
+        print(f"{'case':<{cw}}{'size':>5} {'pairs':>5}  {'rb p50':>8} {b + ' p50':>8} "
               f"{'p50 ratio':<22} {'rb p99':>8} {b + ' p99':>8} {'p99 ratio':<22} verdict (p50; p99)",
               file=file)
         for r in lat:
             a, b = r["p50_us"], r["p99_us"]
-            print(f"{r['case']:<13}{size_text(r['size']):>5} {r['pairs_ok']:>5}  "
+            print(f"{r['case']:<{cw}}{size_text(r['size']):>5} {r['pairs_ok']:>5}  "
                   f"{fmt((a['rdmabench'] or {}).get('median')):>8} "
                   f"{fmt((a['perftest'] or {}).get('median')):>8} {fmt_ratio(a)} "
                   f"{fmt((b['rdmabench'] or {}).get('median')):>8} "
@@ -80,8 +86,10 @@ def print_session(doc, json_path, out_dir, file=None):
     print(f"rdmabench vs {doc['compared_with']} ({doc['perftest_version']}), {doc['date']}, {m.get('hostname')} "
           f"({m.get('cpu')}, {m.get('cpus')} CPUs, kernel {m.get('kernel')}, {m.get('device')}, "
           f"clocksource {m.get('clocksource')}); host: {m.get('host') or '-'}", file=file)
-    print(f"{settings['pairs']} pairs per point, MTU {settings['mtu']}; {doc['seconds']:.0f} s",
-          file=file)
+    long_runs = ("; --long: latency after a warm-up, taskset-pinned" if settings.get("long")
+                 else "")
+    print(f"{settings['pairs']} pairs per point, MTU {settings['mtu']}{long_runs}; "
+          f"{doc['seconds']:.0f} s", file=file)
     print_table(doc["rows"], settings["tolerance"], file=file,
                 b="pt" if doc["compared_with"] == "perftest" else "B")
     if "threads" in doc:

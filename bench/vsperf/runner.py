@@ -8,6 +8,7 @@ import time
 
 from .common import die, log
 from .perftest import CPU_MHZ_FAILURE, parse_perftest, perftest_header
+from .pinning import pinned
 from .proc import Proc, tcp_listening, vm_hwm_kib
 
 
@@ -29,12 +30,14 @@ class Runner:
         # --pin: clients on one CPU, servers on another (None: wherever the scheduler likes)
         self.client_cpus = {args.pin[0]} if args.pin else None
         self.server_cpus = {args.pin[1]} if args.pin else None
+        self.taskset = bool(getattr(args, "long", False))  # pin with `taskset -c` (pinning.py)
 
     # rdmabench --------------------------------------------------------------------------
     def start_server(self, binary):
         prefix = os.path.join(self.logs, f"rdmabench-server-{len(self.servers)}")
-        server = Proc([binary, "server", "-d", self.dev, "-x", self.gid, "--bind", self.addr,
-                       "-p", "0"], prefix, self.server_cpus)
+        cmd, cpus = pinned([binary, "server", "-d", self.dev, "-x", self.gid, "--bind", self.addr,
+                            "-p", "0"], self.server_cpus, self.taskset)
+        server = Proc(cmd, prefix, cpus)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             out, _ = server.output()
@@ -72,11 +75,13 @@ class Runner:
             self.start_server(binary)
         prefix = self.log_prefix(("baseline-" if binary != self.bin else "rdmabench-") + tag)
         doc_path = prefix + ".json"
-        cmd = [binary, "client", self.addr, "-p", str(self.servers[binary][1]), "-d", self.dev,
-               "-x", self.gid, "--timeout", "30", "--json", doc_path] + wargs
+        cmd, cpus = pinned([binary, "client", self.addr, "-p", str(self.servers[binary][1]),
+                            "-d", self.dev, "-x", self.gid, "--timeout", "30", "--json",
+                            doc_path] + wargs, self.client_cpus if cpus == "pin" else cpus,
+                           self.taskset)
         for attempt in range(self.args.retries + 1):
             t0 = time.monotonic()
-            p = Proc(cmd, prefix, self.client_cpus if cpus == "pin" else cpus)
+            p = Proc(cmd, prefix, cpus)
             status = p.wait(timeout)
             took = time.monotonic() - t0
             doc = None
@@ -100,14 +105,16 @@ class Runner:
         self.next_port = self.args.perftest_port + (self.next_port + 1 - self.args.perftest_port) % 200
         return p
 
-    def perftest(self, tag, settings_or_args, mode, timeout=600, extra_clients=0):
-        """One perftest server + client; returns (parsed result, banner settings, usage, seconds, command)."""
+    def perftest(self, tag, settings_or_args, mode, timeout=600, extra_clients=0, warmup=0):
+        """One perftest server + client; returns (parsed result, banner settings, usage, seconds,
+        command). `warmup`: latency samples to drop (parse_perftest)."""
         for attempt in range(self.args.retries + 1):
             port = self.port()
             base = settings_or_args(port)
             prefix = self.log_prefix("perftest-" + tag)
             t0 = time.monotonic()
-            server = Proc(base, prefix + "-server", self.server_cpus)
+            scmd, scpus = pinned(base, self.server_cpus, self.taskset)
+            server = Proc(scmd, prefix + "-server", scpus)
             deadline = time.monotonic() + 120
             while not tcp_listening(port) and server.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.05)
@@ -116,15 +123,16 @@ class Runner:
                 self.note_failure("perftest", tag, "server did not listen", server.output()[1])
                 self.retries["perftest_other"] += attempt < self.args.retries
                 continue
-            client = Proc(base + [self.addr], prefix + "-client", self.client_cpus)
+            ccmd, ccpus = pinned(base + [self.addr], self.client_cpus, self.taskset)
+            client = Proc(ccmd, prefix + "-client", ccpus)
             cstatus = client.wait(timeout)
             sstatus = server.wait(60 if cstatus is not None else 1)
             took = time.monotonic() - t0
             out, err = client.output()
             if cstatus == 0:
                 try:
-                    return parse_perftest(out, mode), perftest_header(out), client.usage(), \
-                        took, base + [self.addr]
+                    return parse_perftest(out, mode, warmup), perftest_header(out), \
+                        client.usage(), took, ccmd
                 except ValueError as e:
                     err += f"\n(vs-perftest: {e})"
             sout, serr = server.output()

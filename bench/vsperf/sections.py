@@ -40,7 +40,8 @@ def run_cases(runner, args, plan, save=None):
                         return (values_of(b_doc, case.mode) if b_doc else None), None, usage, \
                             secs, cmd
                     return runner.perftest(
-                        tag, lambda port: s.perftest_args(runner.dev, runner.gid, port), case.mode)
+                        tag, lambda port: s.perftest_args(runner.dev, runner.gid, port), case.mode,
+                        warmup=s.warmup)
                 if b_first:
                     pt, header, pt_rss, pt_s, pt_cmd = run_b()
                     rb_doc, rb_rss, rb_s, rb_cmd = run_a()
@@ -64,7 +65,7 @@ def run_cases(runner, args, plan, save=None):
                 pairs.append(pair)
             ok = [p for p in pairs if p["rdmabench"] and p["perftest"]]
             row = {"case": case.name, "op": case.op, "qp": case.qp, "mode": case.mode,
-                   "size": size, "iterations": s.iters, "pairs_ok": len(ok),
+                   "size": size, "iterations": s.iters, "warmup": s.warmup, "pairs_ok": len(ok),
                    "settings_mismatch": sorted(mismatch), "pairs": pairs,
                    "commands": {"rdmabench": rb_cmd, "perftest": pt_cmd},
                    "seconds": time.monotonic() - t_case}

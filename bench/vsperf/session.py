@@ -19,7 +19,8 @@ def run_session(args, runner, plan, now, json_path, argv):
            "perftest_version": perftest_version(),
            "compared_with": ("rdmabench " + args.baseline) if args.baseline else "perftest",
            "settings": {"pairs": args.pairs, "iters_scale": args.iters_scale, "mtu": args.mtu,
-                        "retries": args.retries, "quick": args.quick, "pin": args.pin,
+                        "retries": args.retries, "quick": args.quick, "long": args.long,
+                        "pin": args.pin,
                         "order": args.order,
                         "tolerance": args.tolerance},
            "argv": argv}

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Unit tests of bench/vsperf/pool.py: several sessions pooled with the session as the unit
-(--pool), its refusals and file errors, and the command writing the pooled table (no device, no
+(--pool), the atomic and read latency cases among them, its refusals (comparisons, MTUs, --long
+with short runs) and file errors, and the command writing the pooled table (no device, no
 testbed). Run by ctest as vs_perftest_pool (label unit)."""
 import contextlib
 import io
@@ -16,15 +17,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from vsperf import common, pool  # noqa: E402 (after the path is set)
 
 
-def session_doc(ratios_by_point, compared_with="perftest", mtu=1024):
-    """A vs-perftest document: {(case, size): [per-pair ratio]} with perftest at 10 us."""
+def session_doc(ratios_by_point, compared_with="perftest", mtu=1024, long=None):
+    """A vs-perftest document: {(case, size): [per-pair ratio]} with perftest at 10 us (or 1
+    Mmsg/s for a bandwidth case, "_bw_" in its name)."""
     rows = []
     for (case, size), ratios in ratios_by_point.items():
-        pairs = [{"rdmabench": {"p50_us": 10.0 * r, "p99_us": 20.0 * r},
-                  "perftest": {"p50_us": 10.0, "p99_us": 20.0}} for r in ratios]
-        rows.append({"case": case, "size": size, "mode": "lat", "pairs": pairs})
+        if "_bw_" in case:
+            pairs = [{"rdmabench": {"mmsg_per_s": 1.0 * r, "gbps": 0.008 * r},
+                      "perftest": {"mmsg_per_s": 1.0, "gbps": 0.008}} for r in ratios]
+        else:
+            pairs = [{"rdmabench": {"p50_us": 10.0 * r, "p99_us": 20.0 * r},
+                      "perftest": {"p50_us": 10.0, "p99_us": 20.0}} for r in ratios]
+        rows.append({"case": case, "size": size, "mode": "bw" if "_bw_" in case else "lat",
+                     "pairs": pairs})
+    settings = {"mtu": mtu}
+    if long is not None:  # sessions from before --long have no "long"
+        settings["long"] = long
     return {"format": common.FORMAT, "format_version": common.FORMAT_VERSION, "date": "2026-11-23",
-            "compared_with": compared_with, "settings": {"mtu": mtu}, "argv": [], "rows": rows}
+            "compared_with": compared_with, "settings": settings, "argv": [], "rows": rows}
 
 
 def dies(fn, *a):
@@ -93,6 +103,46 @@ class Pool(unittest.TestCase):
             d["_path"] = f"s{i}"
         self.assertIn("pool one comparison at a time", dies(pool.pool_sessions, [a, b]))
         self.assertIn("MTU 4096", dies(pool.pool_sessions, [a, c]))
+
+    def test_refuses_to_mix_long_and_short_runs(self):
+        old = session_doc({("w", 8): [1.0]})            # before --long: short
+        short = session_doc({("w", 8): [1.0]}, long=False)
+        long = session_doc({("w", 8): [1.0]}, long=True)
+        for i, d in enumerate((old, short, long)):
+            d["_path"] = f"s{i}"
+        self.assertEqual(len(pool.pool_sessions([old, short])[0]), 1)
+        msg = dies(pool.pool_sessions, [short, long])
+        self.assertIn("s2 ran --long, s1 did not", msg)
+        self.assertIn("s2 ran --long, s0 did not", dies(pool.pool_sessions, [long, old]))
+
+    def test_atomic_and_read_latency_points_pool_and_print(self):
+        points = {("fetch_add_bw_rc", 8): [1.1, 1.2, 1.0], ("cmp_swap_lat_rc", 8): [0.9, 1.0],
+                  ("read_lat_rc", 64 * 1024): [1.0, 1.05]}
+        docs = []
+        for i, level in enumerate((1.0, 1.1, 0.9, 1.05, 0.95)):
+            d = session_doc({k: [r * level for r in v] for k, v in points.items()}, long=True)
+            d["_path"] = f"s{i}"
+            docs.append(d)
+        rows, sessions = pool.pool_sessions(docs)
+        by_case = {(r["case"], r["size"]): r for r in rows}
+        self.assertEqual(set(by_case), set(points))
+        bw = by_case[("fetch_add_bw_rc", 8)]
+        self.assertEqual((bw["mode"], set(bw) & {"mmsg_per_s", "p50_us"}), ("bw", {"mmsg_per_s"}))
+        self.assertEqual(bw["mmsg_per_s"]["sessions"], 5)
+        self.assertAlmostEqual(bw["mmsg_per_s"]["ratio"]["median"], 1.1 * 1.0)
+        lat = by_case[("cmp_swap_lat_rc", 8)]
+        self.assertEqual((lat["p50_us"]["sessions"], lat["p50_us"]["pairs"]), (5, 10))
+        text = io.StringIO()
+        pool.print_pool(rows, sessions, 0.05, file=text)
+        lines = text.getvalue().splitlines()
+        head = next(line for line in lines if line.startswith("case"))
+        for case, size in (("fetch_add_bw_rc", " 8 "), ("cmp_swap_lat_rc", " 8 "),
+                           ("read_lat_rc", " 64K ")):
+            line = next(line for line in lines if line.startswith(case + " "))
+            # the sizes line up under the header's, past the longest case name
+            self.assertEqual(line.index(size) + len(size) - 2, head.index("size") + 3, line)
+        summary = pool.ratio_summary(rows)
+        self.assertEqual((summary["mmsg_per_s"]["points"], summary["p50_us"]["points"]), (1, 2))
 
     def test_bad_files_are_named(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Unit tests of bench/vsperf/session.py: a whole session run with a fake runner (no device, no
-testbed), its vs-perftest.json written complete with the summary the command prints, and saved
-partial when a session is cut short. Run by ctest as vs_perftest_session (label unit)."""
+testbed), its vs-perftest.json written complete with the summary the command prints, a --long
+session of the atomic cases, and saved partial when a session is cut short. Run by ctest as vs_perftest_session (label unit)."""
 import contextlib
 import datetime
 import io
@@ -30,6 +30,7 @@ class FakeRunner:
         self.interrupt_after = interrupt_after  # rdmabench runs before a KeyboardInterrupt
         self.rdmabench_runs = 0
         self.perftest_commands = []
+        self.perftest_warmups = []
         self.retries = {"perftest_cpu_mhz": 0, "perftest_other": 0, "rdmabench": 0}
         self.failures = []
         self.servers_stopped = 0
@@ -42,7 +43,7 @@ class FakeRunner:
         us = 1e3  # rdmabench's documents are in ns
         doc = {"tool": {"name": "rdmabench"}, "clock": {"source": "tsc"},
                "workload": {"mtu": 1024, "tx_depth": 1, "signal_every": 1, "qp": "rc",
-                            "inline_size": 0, "warmup": 0},
+                            "inline_size": 0, "warmup": int(wargs[wargs.index("--warmup") + 1])},
                "devices": {"client": {"active_mtu": 1024}},
                "results": [{"latency": {"p50": 10 * r * us, "p99": 20 * r * us,
                                         "min": 9 * r * us, "mean": 11 * r * us},
@@ -50,9 +51,10 @@ class FakeRunner:
         usage = {"maxrss_kib": 4000, "voluntary_switches": 3, "involuntary_switches": 1}
         return doc, usage, 0.1, ["rdmabench", "client"] + wargs
 
-    def perftest(self, tag, settings_or_args, mode, timeout=600, extra_clients=0):
+    def perftest(self, tag, settings_or_args, mode, timeout=600, extra_clients=0, warmup=0):
         cmd = settings_or_args(19100) + ["10.0.0.1"]
         self.perftest_commands.append(cmd)
+        self.perftest_warmups.append(warmup)
         res = {"size": 8, "iters": 1000, "min_us": 9.0, "max_us": 30.0, "p50_us": 10.0,
                "mean_us": 11.0, "stdev_us": 1.0, "p99_us": 20.0, "p99_9_us": 25.0}
         usage = {"maxrss_kib": 3000, "voluntary_switches": 5, "involuntary_switches": 2}
@@ -118,6 +120,31 @@ class Session(unittest.TestCase):
                           f"{(1.2 * 0.85) ** 0.5:.3f} over 2 points", text.getvalue())
             self.assertIn("send_lat_rc", text.getvalue())
             self.assertIn(f"JSON: {json_path}", text.getvalue())
+
+    def test_a_long_session_of_atomic_cases(self):
+        argv = ["--long", "--cases", "fetch_add_lat_rc,cmp_swap_lat_rc", "--pairs", "5"]
+        with tempfile.TemporaryDirectory() as out:
+            runner = FakeRunner(self.RATIOS)
+            _, written, json_path = run(runner, out, argv)
+            self.assertTrue(written["settings"]["long"])
+            rows = written["rows"]
+            self.assertEqual([(r["case"], r["op"], r["size"], r["iterations"], r["warmup"])
+                              for r in rows], [("fetch_add_lat_rc", "fetch_add", 8, 5000, 500),
+                                               ("cmp_swap_lat_rc", "cmp_swap", 8, 5000, 500)])
+            self.assertEqual([r["settings_mismatch"] for r in rows], [[], []])  # warm-up too
+            self.assertEqual(runner.perftest_warmups, [500] * 10)
+            self.assertEqual({c[0] for c in runner.perftest_commands}, {"ib_atomic_lat"})
+            self.assertTrue(all("-U" in c for c in runner.perftest_commands))
+            self.assertEqual(written["summary"]["p50_us"]["points"], 2)
+            text = io.StringIO()
+            report.print_session(written, json_path, out, file=text)
+            self.assertIn("--long: latency after a warm-up, taskset-pinned", text.getvalue())
+            # the case column fits the longer names: sizes line up under the header's
+            lines = text.getvalue().splitlines()
+            head = next(line for line in lines if line.startswith("case"))
+            for name in ("fetch_add_lat_rc", "cmp_swap_lat_rc"):
+                line = next(line for line in lines if line.startswith(name + " "))
+                self.assertEqual(line.index(" 8 ") + 1, head.index("size") + 3, line)
 
     def test_an_interrupted_session_keeps_its_finished_points(self):
         with tempfile.TemporaryDirectory() as out:
