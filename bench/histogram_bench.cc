@@ -39,6 +39,34 @@ void BM_HistogramRecord(benchmark::State& state) {
 // Argument: 1 / max_relative_error.
 BENCHMARK(BM_HistogramRecord)->Arg(100)->Arg(1000);
 
+// The engine's latency histogram: every value also kept (exact percentiles), 2^16 at a time.
+void BM_HistogramRecordKeepingSamples(benchmark::State& state) {
+  const auto& values = latency_values();
+  const size_t mask = values.size() - 1;
+  Histogram h(3600ULL * 1000 * 1000 * 1000, 0.01, values.size());
+  size_t i = 0;
+  for (auto _ : state) {
+    if ((i & mask) == 0) {
+      state.PauseTiming();
+      h.reset();
+      state.ResumeTiming();
+    }
+    benchmark::DoNotOptimize(h.record(values[i++ & mask]));
+  }
+  benchmark::DoNotOptimize(h.count());
+  state.SetItemsProcessed(state.iterations());
+  state.counters["bytes"] = static_cast<double>(h.memory_bytes());
+}
+BENCHMARK(BM_HistogramRecordKeepingSamples);
+
+// Percentiles of 2^16 kept samples (one sort) against the histogram's bucket walk.
+void BM_SummarizeExact(benchmark::State& state) {
+  Histogram h(3600ULL * 1000 * 1000 * 1000, 0.01, latency_values().size());
+  for (const auto v : latency_values()) h.record(v);
+  for (auto _ : state) benchmark::DoNotOptimize(summarize(h));
+}
+BENCHMARK(BM_SummarizeExact);
+
 // The per-operation bookkeeping of a latency loop: read the clock, record the tick
 // difference since the previous read, bump an operation counter.
 void BM_RecordWithBookkeeping(benchmark::State& state) {

@@ -92,6 +92,9 @@ void print_footer(std::ostream& os, const RunResult& r) {
   else if (r.workload.mode == Mode::kLat && !r.results.empty())
     os << " latency is " << (is_fetch(r.workload.op) ? "the round trip" : "half the round trip")
        << " (as perftest), clock " << r.clock.source << "\n";
+  if (!r.clock.steady)
+    os << " WARNING: the TSC's rate changed by " << fmt("%.3f", r.clock.drift * 100)
+       << " % during the run: its figures are off; run again with RDMABENCH_CLOCK=monotonic\n";
 }
 
 }  // namespace rdmabench

@@ -15,15 +15,10 @@ namespace rdmabench {
 namespace {
 
 #if RDMABENCH_HAVE_TSC
-struct SamplePoint {
-  uint64_t tsc;
-  uint64_t ns;  // CLOCK_MONOTONIC at the same instant (midpoint of the bracketing reads)
-};
-
 // Reads the TSC bracketed by two CLOCK_MONOTONIC reads and keeps the tightest of a few
 // attempts, so that preemption between the reads does not skew the pairing.
-SamplePoint sample() {
-  SamplePoint best{};
+TscSample sample() {
+  TscSample best{};
   uint64_t best_window = UINT64_MAX;
   for (int i = 0; i < 16; ++i) {
     const uint64_t before = Clock::monotonic_ns();
@@ -37,8 +32,6 @@ SamplePoint sample() {
   return best;
 }
 #endif
-
-std::string percent(double fraction) { return std::to_string(fraction * 100.0) + " %"; }
 
 }  // namespace
 
@@ -63,8 +56,33 @@ bool Clock::has_invariant_tsc() noexcept {
 
 Clock Clock::monotonic() { return fallback("forced by Clock::monotonic()"); }
 
-Clock Clock::fallback(std::string reason) {
-  return Clock(false, 1.0, "clock_gettime", std::move(reason));
+Clock Clock::fallback(std::string reason, bool invariant) {
+  Clock c(false, 1.0, "clock_gettime", std::move(reason));
+  c.invariant_ = invariant;
+  c.measure_read_cost();
+  return c;
+}
+
+void Clock::measure_read_cost() {
+  // Back-to-back reads (RDTSC and clock_gettime are never elided), timed by this clock itself;
+  // the best of a few rounds, as preemption only adds.
+  constexpr int kReads = 1000;
+  double best = 0;
+  for (int round = 0; round < 5; ++round) {
+    const uint64_t t0 = now();
+    for (int i = 0; i < kReads; ++i) (void)now();
+    const uint64_t t1 = now();
+    const double per_read = to_ns(t1 - t0) / (kReads + 1);
+    if (round == 0 || per_read < best) best = per_read;
+  }
+  read_cost_ns_ = best;
+}
+
+double Clock::drift() const {
+#if RDMABENCH_HAVE_TSC
+  if (is_tsc_) return tsc_drift(start_, sample(), ns_per_tick_);
+#endif
+  return 0;
 }
 
 Clock Clock::calibrate(std::chrono::milliseconds duration) {
@@ -73,40 +91,25 @@ Clock Clock::calibrate(std::chrono::milliseconds duration) {
     return fallback("RDMABENCH_CLOCK=monotonic");
   }
 #if RDMABENCH_HAVE_TSC
-  if (!has_invariant_tsc()) {
-    return fallback("TSC is not invariant (CPUID 0x80000007 EDX bit 8)");
-  }
+  const bool invariant = has_invariant_tsc();
   const auto round_length = std::max(duration / kCalibrationRounds, std::chrono::milliseconds(1));
-  std::array<SamplePoint, kCalibrationRounds + 1> points{};
+  std::array<TscSample, kCalibrationRounds + 1> points{};
   points[0] = sample();
   for (int i = 1; i <= kCalibrationRounds; ++i) {
     std::this_thread::sleep_for(round_length);
     points[i] = sample();
   }
-  std::array<double, kCalibrationRounds> hz{};
-  for (int i = 0; i < kCalibrationRounds; ++i) {
-    const SamplePoint& a = points[i];
-    const SamplePoint& b = points[i + 1];
-    if (b.tsc <= a.tsc || b.ns <= a.ns) {
-      return fallback("TSC did not advance during calibration");
-    }
-    hz[i] = static_cast<double>(b.tsc - a.tsc) * 1e9 / static_cast<double>(b.ns - a.ns);
-  }
-  const auto [lo, hi] = std::minmax_element(hz.begin(), hz.end());
-  const double spread = (*hi - *lo) / *lo;
-  if (spread > kMaxSpread) {
-    return fallback("TSC calibration inconsistent: rounds differ by " + percent(spread) +
-                    " (limit " + percent(kMaxSpread) + ")");
-  }
-  // The whole calibration span gives the most precise overall estimate.
-  const SamplePoint& first = points.front();
-  const SamplePoint& last = points.back();
-  const double ns_per_tick =
-      static_cast<double>(last.ns - first.ns) / static_cast<double>(last.tsc - first.tsc);
-  return Clock(true, ns_per_tick, "tsc", "");
+  TscVerdict v = judge_tsc(invariant, points, kMaxSpread);
+  if (!v.use_tsc) return fallback(std::move(v.reason), invariant);
+  Clock c(true, v.ns_per_tick, "tsc", "");
+  c.invariant_ = invariant;
+  c.tsc_note_ = std::move(v.reason);
+  c.start_ = points.front();
+  c.measure_read_cost();
+  return c;
 #else
   (void)duration;
-  return fallback("no TSC on this architecture");
+  return fallback("no TSC on this architecture", false);
 #endif
 }
 

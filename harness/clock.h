@@ -1,5 +1,7 @@
-// Timestamp source for latency measurement: the CPU time-stamp counter when it is invariant
-// and calibrates consistently against CLOCK_MONOTONIC, else clock_gettime(CLOCK_MONOTONIC).
+// Timestamp source for latency measurement: the CPU time-stamp counter when its calibration
+// rounds against CLOCK_MONOTONIC agree on one rate (invariant TSC or not, as perftest:
+// clock_calibration.h), else clock_gettime(CLOCK_MONOTONIC). Either way the cost of one read
+// is measured at calibration (read_cost_ns()), and drift() checks the TSC's rate again later.
 //
 // now() returns raw ticks; convert differences with to_ns(), or record ticks in a Histogram
 // and pass ns_per_tick() to summarize().
@@ -19,6 +21,8 @@
 #include <string>
 #include <utility>
 
+#include "harness/clock_calibration.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define RDMABENCH_HAVE_TSC 1
@@ -34,10 +38,10 @@ class Clock {
   static constexpr int kCalibrationRounds = 3;
   static constexpr double kMaxSpread = 1e-3;
 
-  // Uses the TSC if it is invariant (CPUID 0x80000007 EDX bit 8), RDMABENCH_CLOCK is not
-  // "monotonic", and kCalibrationRounds measurements over `duration` in total agree within
-  // kMaxSpread; otherwise returns the clock_gettime fallback with fallback_reason() set.
-  // Sleeps (does not spin) for about `duration`.
+  // Uses the TSC if RDMABENCH_CLOCK is not "monotonic" and kCalibrationRounds measurements
+  // over `duration` in total agree within kMaxSpread (judge_tsc); without the invariant-TSC
+  // bit, tsc_note() says why it is used anyway. Otherwise returns the clock_gettime fallback
+  // with fallback_reason() set. Sleeps (does not spin) for about `duration`.
   static Clock calibrate(std::chrono::milliseconds duration = std::chrono::milliseconds(200));
   // The clock_gettime(CLOCK_MONOTONIC) clock, always.
   static Clock monotonic();
@@ -59,6 +63,15 @@ class Clock {
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
   [[nodiscard]] const std::string& fallback_reason() const noexcept { return fallback_reason_; }
   [[nodiscard]] double tsc_hz() const noexcept { return is_tsc_ ? 1e9 / ns_per_tick_ : 0.0; }
+  // Whether CPUID advertised an invariant TSC when calibrated.
+  [[nodiscard]] bool invariant_tsc() const noexcept { return invariant_; }
+  // TSC used without the invariant bit: why (the calibration's agreement); "" otherwise.
+  [[nodiscard]] const std::string& tsc_note() const noexcept { return tsc_note_; }
+  // What one now() costs, in ns (the mean of back-to-back reads, best of a few rounds).
+  [[nodiscard]] double read_cost_ns() const noexcept { return read_cost_ns_; }
+  // The TSC's rate since calibration against the calibrated one (tsc_drift); 0 for the
+  // fallback. |drift| > kMaxSpread means the TSC did not run steadily: its figures are off.
+  [[nodiscard]] double drift() const;
 
   // CLOCK_MONOTONIC in nanoseconds.
   static uint64_t monotonic_ns() noexcept {
@@ -75,12 +88,17 @@ class Clock {
         ns_per_tick_(ns_per_tick),
         source_(std::move(source)),
         fallback_reason_(std::move(fallback_reason)) {}
-  static Clock fallback(std::string reason);
+  static Clock fallback(std::string reason, bool invariant = has_invariant_tsc());
+  void measure_read_cost();
 
   bool is_tsc_;
   double ns_per_tick_;
   std::string source_;
   std::string fallback_reason_;
+  std::string tsc_note_;
+  bool invariant_ = false;
+  double read_cost_ns_ = 0;
+  TscSample start_{};  // TSC: the calibration's first sample, for drift()
 };
 
 }  // namespace rdmabench

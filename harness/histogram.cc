@@ -1,5 +1,6 @@
 #include "harness/histogram.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -71,7 +72,7 @@ uint64_t percentile_rank(double p, uint64_t n) noexcept {
   return static_cast<uint64_t>(r);
 }
 
-Histogram::Histogram(uint64_t highest_trackable, double max_relative_error)
+Histogram::Histogram(uint64_t highest_trackable, double max_relative_error, size_t exact_capacity)
     : highest_trackable_(highest_trackable), max_relative_error_(max_relative_error) {
   if (highest_trackable < 2) {
     throw std::invalid_argument("Histogram: highest_trackable must be >= 2");
@@ -100,6 +101,18 @@ Histogram::Histogram(uint64_t highest_trackable, double max_relative_error)
     throw std::invalid_argument("Histogram: max_relative_error too small for highest_trackable");
   }
   counts_.assign(length, 0);
+  if (exact_capacity > kMaxExactSamples) {
+    throw std::invalid_argument("Histogram: exact_capacity " + std::to_string(exact_capacity) +
+                                " is above " + std::to_string(kMaxExactSamples));
+  }
+  samples_.assign(exact_capacity, 0);  // touched now: no page fault when recording
+}
+
+void Histogram::keep(uint64_t value, uint64_t n) noexcept {
+  const size_t room = samples_.size() - kept_;
+  const size_t k = n < room ? static_cast<size_t>(n) : room;
+  std::fill_n(samples_.begin() + static_cast<std::ptrdiff_t>(kept_), k, value);
+  kept_ += k;
 }
 
 void Histogram::add_square_n(uint64_t value, uint64_t n) noexcept {
@@ -114,6 +127,7 @@ void Histogram::add_square_n(uint64_t value, uint64_t n) noexcept {
 }
 
 bool Histogram::record_overflow(uint64_t value, uint64_t n) noexcept {
+  keep(value, n);
   overflow_count_ += n;
   total_count_ += n;
   sum_ += static_cast<Uint128>(value) * n;
@@ -131,6 +145,7 @@ bool Histogram::record_n(uint64_t value, uint64_t count) noexcept {
     return record_overflow(value, count);
   }
   counts_[counts_index(value)] += count;
+  keep(value, count);
   total_count_ += count;
   sum_ += static_cast<Uint128>(value) * count;
   add_square_n(value, count);
@@ -159,6 +174,13 @@ void Histogram::merge(const Histogram& other) {
   for (size_t i = 0; i < counts_.size(); ++i) {
     counts_[i] += other.counts_[i];
   }
+  if (exact() && other.exact()) {           // still every value: the samples side by side
+    const size_t other_kept = other.kept_;  // `other` may be *this
+    samples_.resize(kept_ + other_kept);
+    std::copy_n(other.samples_.begin(), other_kept,
+                samples_.begin() + static_cast<std::ptrdiff_t>(kept_));
+    kept_ += other_kept;
+  }
   total_count_ += other.total_count_;
   overflow_count_ += other.overflow_count_;
   min_ = std::min(min_, other.min_);
@@ -172,6 +194,7 @@ void Histogram::merge(const Histogram& other) {
 
 void Histogram::reset() noexcept {
   std::fill(counts_.begin(), counts_.end(), 0);
+  kept_ = 0;
   total_count_ = 0;
   overflow_count_ = 0;
   min_ = UINT64_MAX;
@@ -204,26 +227,56 @@ double Histogram::stdev() const noexcept {
 }
 
 uint64_t Histogram::value_at_percentile(double p) const {
-  if (!(p >= 0.0 && p <= 100.0)) {
-    throw std::invalid_argument("Histogram::value_at_percentile: p must be in [0, 100], got " +
-                                std::to_string(p));
-  }
-  if (total_count_ == 0) {
-    return 0;
-  }
-  const uint64_t rank = percentile_rank(p, total_count_);
-  if (rank <= 1) {
-    return min_;
-  }
-  if (rank >= total_count_) {
-    return max_;
-  }
-  uint64_t cumulative = 0;
-  for (size_t i = 0; i < counts_.size(); ++i) {
-    cumulative += counts_[i];
-    if (cumulative >= rank) {
-      return std::clamp(bucket_high(i), min_, max_);
+  return values_at_percentiles(std::span<const double>(&p, 1)).front();
+}
+
+std::vector<uint64_t> Histogram::values_at_percentiles(std::span<const double> ps) const {
+  for (const double p : ps)
+    if (!(p >= 0.0 && p <= 100.0)) {
+      throw std::invalid_argument("Histogram::value_at_percentile: p must be in [0, 100], got " +
+                                  std::to_string(p));
     }
+  std::vector<uint64_t> out;
+  out.reserve(ps.size());
+  if (total_count_ == 0) {
+    out.assign(ps.size(), 0);
+    return out;
+  }
+  std::vector<uint64_t> sorted;
+  if (exact()) {
+    sorted.assign(samples_.begin(), samples_.begin() + static_cast<std::ptrdiff_t>(kept_));
+    std::sort(sorted.begin(), sorted.end());
+  }
+  for (const double p : ps) {
+    const uint64_t rank = percentile_rank(p, total_count_);
+    if (rank <= 1) {
+      out.push_back(min_);
+    } else if (rank >= total_count_) {
+      out.push_back(max_);
+    } else if (!sorted.empty()) {
+      out.push_back(sorted[rank - 1]);
+    } else {
+      out.push_back(interpolated_at_rank(rank));
+    }
+  }
+  return out;
+}
+
+uint64_t Histogram::interpolated_at_rank(uint64_t rank) const noexcept {
+  uint64_t before = 0;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    const uint64_t c = counts_[i];
+    if (before + c < rank) {
+      before += c;
+      continue;
+    }
+    const uint64_t low = bucket_low(i);
+    const uint64_t width = bucket_high(i) - low + 1;
+    if (width == 1) return low;  // exact
+    const long double k = static_cast<long double>(rank - before) - 0.5L;
+    const long double offset = k / static_cast<long double>(c) * static_cast<long double>(width);
+    const uint64_t v = std::min(low + static_cast<uint64_t>(std::llround(offset)), bucket_high(i));
+    return std::clamp(v, min_, max_);
   }
   return max_;  // the rank lies among the overflowed values
 }

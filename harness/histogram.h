@@ -17,12 +17,18 @@
 // the sum of values (128-bit) and the sum of squares (192-bit), so mean() and stdev() are
 // exact up to the final floating-point conversion.
 //
+// Exact samples: with exact_capacity > 0 the first exact_capacity values are also kept as they
+// are, in an array allocated (and touched) in the constructor; while every value recorded was
+// kept, percentiles are the exact nearest-rank sample, as perftest reports them. Beyond that
+// they are interpolated within the bucket holding the rank (percentile_method()).
+//
 // Not thread-safe: one writer per histogram, merge() per-thread histograms afterwards.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace rdmabench {
@@ -44,12 +50,15 @@ class Histogram {
   };
 
   // Throws std::invalid_argument if highest_trackable < 2, if max_relative_error is not in
-  // (0, 0.5], or if the resulting counter array would exceed kMaxCounters entries.
+  // (0, 0.5], or if the resulting counter array would exceed kMaxCounters entries (or the
+  // exact samples kMaxExactSamples).
   explicit Histogram(uint64_t highest_trackable = 3600ULL * 1000 * 1000 * 1000,
-                     double max_relative_error = 0.01);
+                     double max_relative_error = 0.01, size_t exact_capacity = 0);
 
   // Upper bound on the counter array length (1 GiB of counters).
   static constexpr size_t kMaxCounters = size_t{1} << 27;
+  // Upper bound on the exact samples kept (256 MiB).
+  static constexpr size_t kMaxExactSamples = size_t{1} << 25;
 
   // Records one value. O(1), never allocates. Returns false if value > highest_trackable();
   // such a value is counted in overflow_count() and still updates count/min/max/mean/stdev.
@@ -58,6 +67,7 @@ class Histogram {
       return record_overflow(value, 1);
     }
     ++counts_[counts_index(value)];
+    if (kept_ < samples_.size()) samples_[kept_++] = value;
     ++total_count_;
     sum_ += value;
     add_square(value);
@@ -93,12 +103,25 @@ class Histogram {
 
   // Nearest-rank percentile (see percentile_rank()) of everything recorded, including
   // overflowed values (which rank above all tracked values). p = 0 gives min(), p = 100
-  // gives max(); otherwise the highest value equivalent to the bucket holding the rank,
-  // clamped to [min(), max()], so the result is within max_relative_error() of the exact
-  // value (exactly equal for values < 2^sub_bucket_bits()). If the rank falls among the
+  // gives max(). While every value was kept (exact()), the sample of that rank itself.
+  // Otherwise interpolated within the bucket holding the rank: a bucket [low, high] holding
+  // c values of which the rank is the k-th gives low + (k - 1/2) / c * (high + 1 - low),
+  // rounded, clamped to [min(), max()] — the bucket's midpoint for a single value, no bias
+  // towards either end, within half a bucket (max_relative_error() / 2) of the exact value
+  // when the values spread evenly over the bucket, and within a bucket whatever they do
+  // (exactly equal for values < 2^sub_bucket_bits()). If the rank falls among the
   // overflowed values, max() is returned. Returns 0 when empty.
   // Throws std::invalid_argument if p is not in [0, 100] (including NaN).
   [[nodiscard]] uint64_t value_at_percentile(double p) const;
+  // The same for several percentiles at once (sorts the kept samples once).
+  [[nodiscard]] std::vector<uint64_t> values_at_percentiles(std::span<const double> ps) const;
+  // Whether every recorded value was kept (percentiles are exact); true when empty.
+  [[nodiscard]] bool exact() const noexcept { return kept_ == total_count_; }
+  // "exact" or "interpolated": how value_at_percentile() takes the current percentiles.
+  [[nodiscard]] const char* percentile_method() const noexcept {
+    return exact() ? "exact" : "interpolated";
+  }
+  [[nodiscard]] size_t exact_capacity() const noexcept { return samples_.size(); }
 
   // Non-empty buckets in increasing value order. Counts sum to count() - overflow_count().
   // `high` is clamped to highest_trackable().
@@ -108,9 +131,10 @@ class Histogram {
   [[nodiscard]] uint64_t highest_trackable() const noexcept { return highest_trackable_; }
   [[nodiscard]] int sub_bucket_bits() const noexcept { return sub_bucket_bits_; }
   [[nodiscard]] size_t counter_count() const noexcept { return counts_.size(); }
-  // Bytes owned by this histogram (object + counter array); fixed at construction.
+  // Bytes owned by this histogram (object + counter array + exact samples); fixed at
+  // construction (merge() may add the other histogram's samples).
   [[nodiscard]] size_t memory_bytes() const noexcept {
-    return sizeof(*this) + counts_.size() * sizeof(uint64_t);
+    return sizeof(*this) + (counts_.size() + samples_.size()) * sizeof(uint64_t);
   }
 
   // Bucket boundaries of the bucket that `value` (<= highest_trackable()) falls into.
@@ -150,6 +174,8 @@ class Histogram {
   }
   void add_square_n(uint64_t value, uint64_t n) noexcept;
   bool record_overflow(uint64_t value, uint64_t n) noexcept;
+  void keep(uint64_t value, uint64_t n) noexcept;
+  [[nodiscard]] uint64_t interpolated_at_rank(uint64_t rank) const noexcept;
 
   uint64_t highest_trackable_;
   double max_relative_error_;
@@ -158,6 +184,8 @@ class Histogram {
   int leading_zero_base_;     // 64 - s
   uint64_t sub_bucket_mask_;  // 2^s - 1
   std::vector<uint64_t> counts_;
+  std::vector<uint64_t> samples_;  // exact samples: the first kept_ recorded values
+  size_t kept_ = 0;
 
   uint64_t total_count_ = 0;
   uint64_t overflow_count_ = 0;

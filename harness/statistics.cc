@@ -1,6 +1,7 @@
 #include "harness/statistics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -40,11 +41,13 @@ LatencySummary summarize(const Histogram& h, double ns_per_unit) {
   s.max = ns(h.max());
   s.mean = h.mean() * ns_per_unit;
   s.stdev = h.stdev() * ns_per_unit;
-  s.p50 = ns(h.value_at_percentile(50.0));
-  s.p90 = ns(h.value_at_percentile(90.0));
-  s.p99 = ns(h.value_at_percentile(99.0));
-  s.p999 = ns(h.value_at_percentile(99.9));
-  s.p9999 = ns(h.value_at_percentile(99.99));
+  constexpr std::array<double, 5> kPs = {50.0, 90.0, 99.0, 99.9, 99.99};
+  const std::vector<uint64_t> v = h.values_at_percentiles(kPs);
+  s.p50 = ns(v[0]);
+  s.p90 = ns(v[1]);
+  s.p99 = ns(v[2]);
+  s.p999 = ns(v[3]);
+  s.p9999 = ns(v[4]);
   return s;
 }
 

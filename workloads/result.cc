@@ -92,6 +92,7 @@ void to_json(nlohmann::json& j, const SizeResult& r) {
                     {"p99_9", s.p999},
                     {"p99_99", s.p9999},
                     {"max_relative_error", r.latency->max_relative_error},
+                    {"percentiles", r.latency->percentiles},
                     {"buckets", b}};
   } else {
     j["latency"] = nullptr;
@@ -160,6 +161,8 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
       lr.summary.p999 = num(l.at("p99_9"));
       lr.summary.p9999 = num(l.at("p99_99"));
       lr.max_relative_error = num(l.at("max_relative_error"));
+      // Before it existed every percentile was the bucket's highest value.
+      lr.percentiles = l.value("percentiles", std::string("bucket_high"));
       for (const auto& b : l.at("buckets"))
         lr.buckets.push_back({num(b.at(0)), num(b.at(1)), num(b.at(2))});
       r.latency = lr;
@@ -214,7 +217,12 @@ void to_json(nlohmann::json& j, const RunResult& r) {
        {"clock",
         {{"source", r.clock.source},
          {"tsc_hz", r.clock.tsc_hz},
-         {"fallback_reason", r.clock.fallback_reason}}},
+         {"fallback_reason", r.clock.fallback_reason},
+         {"invariant_tsc", r.clock.invariant_tsc},
+         {"tsc_note", r.clock.tsc_note},
+         {"read_cost_ns", r.clock.read_cost_ns},
+         {"drift", r.clock.drift},
+         {"steady", r.clock.steady}}},
        {"results", r.results},
        {"counters", r.counters},
        {"setup", r.setup},
@@ -253,6 +261,14 @@ RunResult run_result_from_json(const nlohmann::json& j) {
   r.clock.source = at_path<std::string>(j, "/clock/source", kStr);
   r.clock.tsc_hz = at_path<double>(j, "/clock/tsc_hz", "a number");
   r.clock.fallback_reason = at_path<std::string>(j, "/clock/fallback_reason", kStr);
+  const nlohmann::json& clock = j.at("clock");
+  if (clock.contains("read_cost_ns")) {  // absent in documents written before them
+    r.clock.invariant_tsc = at_path<bool>(j, "/clock/invariant_tsc", "a boolean");
+    r.clock.tsc_note = at_path<std::string>(j, "/clock/tsc_note", kStr);
+    r.clock.read_cost_ns = at_path<double>(j, "/clock/read_cost_ns", "a number");
+    r.clock.drift = at_path<double>(j, "/clock/drift", "a number");
+    r.clock.steady = at_path<bool>(j, "/clock/steady", "a boolean");
+  }
   r.counters = at_path<nlohmann::json>(j, "/counters", "an object");
   if (j.contains("setup")) {  // absent in documents written before it
     if (!j["setup"].is_object()) throw ConfigError("/setup", brief_json(j["setup"]), "an object");

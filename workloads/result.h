@@ -38,6 +38,9 @@ struct LatencyResult {
   std::string unit = "ns";
   LatencySummary summary{};
   double max_relative_error = 0;
+  // How the percentiles were taken (Histogram::percentile_method): "exact" (every sample kept,
+  // nearest rank) or "interpolated" (within the histogram bucket holding the rank).
+  std::string percentiles = "exact";
   // Non-empty histogram buckets in ns: [low, high, count].
   std::vector<std::array<double, 3>> buckets;
 };
@@ -95,6 +98,12 @@ struct ClockInfo {
   std::string source;
   double tsc_hz = 0;
   std::string fallback_reason;
+  // Absent from documents written before them (read as below).
+  bool invariant_tsc = false;  // CPUID advertised an invariant TSC
+  std::string tsc_note;        // TSC used without the invariant bit: why
+  double read_cost_ns = 0;     // one clock read, measured at calibration (0: unknown)
+  double drift = 0;            // the TSC's rate at the end of the run vs calibrated (0: none)
+  bool steady = true;          // |drift| within Clock::kMaxSpread
 };
 
 struct RunResult {

@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <thread>
 
@@ -16,6 +17,9 @@ namespace rdmabench {
 namespace {
 
 using std::chrono::milliseconds;
+
+// Round trips each latency worker keeps as they are (8 MiB), for exact percentiles.
+constexpr uint64_t kExactSamplesPerThread = uint64_t{1} << 20;
 
 milliseconds ms(double s) { return milliseconds(static_cast<int64_t>(s * 1000)); }
 
@@ -41,7 +45,14 @@ class ClientSession {
 };
 
 void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
-  result_.clock = {clock_.source(), clock_.tsc_hz(), clock_.fallback_reason()};
+  result_.clock = {clock_.source(),
+                   clock_.tsc_hz(),
+                   clock_.fallback_reason(),
+                   clock_.invariant_tsc(),
+                   clock_.tsc_note(),
+                   clock_.read_cost_ns(),
+                   0,
+                   true};
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
   // Creating and connecting resources can take long on a loaded or emulated host.
   const milliseconds setup_timeout = timeout + milliseconds(60000);
@@ -91,6 +102,10 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
     if (on_size) on_size(r);
   }
   phase_ = "teardown";
+  // The TSC's rate over the whole run against its calibration: a TSC that changed its rate
+  // (possible where it is not advertised invariant) made every figure above wrong.
+  result_.clock.drift = clock_.drift();
+  result_.clock.steady = std::abs(result_.clock.drift) <= Clock::kMaxSpread;
   result_.counters["client"] = counter_deltas(before, read_port_counters(dev, opt_.local.port));
   chan_.send(to_message(ByeMsg{}));
   try {
@@ -146,9 +161,12 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   std::vector<WorkerOutcome> out(T);
   if (w_.mode == Mode::kLat)
     for (auto& o : out) {
-      // Ticks up to one hour; the histogram's relative error is what the user asked for.
+      // Ticks up to one hour; the histogram's relative error is what the user asked for. Every
+      // round trip is kept too, up to kExactSamplesPerThread, for exact percentiles.
       uint64_t hour_ticks = static_cast<uint64_t>(3600e9 / clock_.ns_per_tick());
-      o.hist = std::make_unique<Histogram>(hour_ticks, opt_.histogram_error);
+      const uint64_t expected = w_.duration_s > 0 ? kExactSamplesPerThread : plan.iterations;
+      o.hist = std::make_unique<Histogram>(hour_ticks, opt_.histogram_error,
+                                           std::min<uint64_t>(expected, kExactSamplesPerThread));
     }
   std::vector<std::thread> threads;
   threads.reserve(T);
@@ -249,6 +267,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     lr.kind = half ? "half_round_trip" : "round_trip";
     lr.summary = summarize(h, unit);
     lr.max_relative_error = h.max_relative_error();
+    lr.percentiles = h.percentile_method();
     for (const auto& b : h.nonzero_buckets())
       lr.buckets.push_back({double(b.low) * unit, double(b.high) * unit, double(b.count)});
     r.latency = lr;

@@ -76,16 +76,42 @@ TEST(ClockTest, CalibratedClockAgreesWithMonotonicOverOneSecond) {
       << "source=" << clock.source() << " clock=" << clock_ns << " monotonic=" << monotonic_ns;
 }
 
-TEST(ClockTest, InvariantTscIsUsedUnlessDisabled) {
+// The TSC is used whether or not CPUID advertises it invariant, when its calibration agrees;
+// without the bit the clock says why it is used anyway; a fallback always says why.
+TEST(ClockTest, TscIsUsedWhenItsCalibrationAgreesUnlessDisabled) {
   const ScopedEnv env("RDMABENCH_CLOCK", nullptr);
   const Clock clock = Clock::calibrate(std::chrono::milliseconds(60));
-  if (!Clock::has_invariant_tsc()) {
-    expect_fallback(clock);
-  } else if (!clock.is_tsc()) {
+  EXPECT_EQ(clock.invariant_tsc(), Clock::has_invariant_tsc());
+  if (clock.is_tsc()) {
+    EXPECT_EQ(clock.fallback_reason(), "");
+    if (clock.invariant_tsc()) {
+      EXPECT_EQ(clock.tsc_note(), "");
+    } else {
+      EXPECT_NE(clock.tsc_note().find("not advertised invariant"), std::string::npos)
+          << clock.tsc_note();
+    }
+  } else {
     // Allowed only with a documented reason (e.g. an inconsistent calibration on a busy VM).
     EXPECT_NE(clock.fallback_reason().find("calibration"), std::string::npos)
         << clock.fallback_reason();
+    EXPECT_EQ(clock.tsc_note(), "");
   }
+}
+
+// Both sources measure what one read costs; a TSC checked again after a while has not drifted.
+TEST(ClockTest, ReadCostIsMeasuredAndASteadyTscHasNoDrift) {
+  for (const Clock& clock : {Clock::calibrate(std::chrono::milliseconds(60)), Clock::monotonic()}) {
+    EXPECT_GT(clock.read_cost_ns(), 0.0) << clock.source();
+    EXPECT_LT(clock.read_cost_ns(), 1e6) << clock.source();
+  }
+  const Clock clock = Clock::calibrate(std::chrono::milliseconds(60));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  if (clock.is_tsc()) {
+    EXPECT_LE(std::abs(clock.drift()), Clock::kMaxSpread) << clock.drift();
+  } else {
+    EXPECT_EQ(clock.drift(), 0.0);
+  }
+  EXPECT_EQ(Clock::monotonic().drift(), 0.0);
 }
 
 TEST(ClockTest, MonotonicReportsFallbackWithReason) {

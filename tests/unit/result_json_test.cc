@@ -68,12 +68,13 @@ std::vector<std::string> dir_entries(const fs::path& dir) {
 
 // A latency result computed by the real histogram and summary code.
 LatencyResult measured_latency() {
-  Histogram h;
+  Histogram h(3600ULL * 1000 * 1000 * 1000, 0.01, 16);  // every sample kept: exact percentiles
   for (uint64_t v : {900, 1000, 1000, 1100, 1200, 1500, 2500, 40000}) h.record(v);
   LatencyResult lr;
   lr.kind = "half_round_trip";
   lr.summary = summarize(h, 0.5);
   lr.max_relative_error = h.max_relative_error();
+  lr.percentiles = h.percentile_method();
   for (const auto& b : h.nonzero_buckets())
     lr.buckets.push_back({double(b.low) * 0.5, double(b.high) * 0.5, double(b.count)});
   return lr;
@@ -93,7 +94,8 @@ RunResult sample_run() {
   r.workload.sizes = {64, 4096};
   r.workload.threads = 2;
   r.workload.cpus = {0, 2};
-  r.clock = {"tsc", 2.994e9, ""};
+  r.clock = {"tsc", 2.994e9, "",  false, "the TSC is not advertised invariant ...",
+             16.5,  -2e-6,   true};
 
   SizeResult ok;
   ok.size = 64;
@@ -156,6 +158,13 @@ TEST(ResultJsonTest, RunResultRoundTripThroughText) {
   EXPECT_EQ(back.workload.sizes, (std::vector<uint64_t>{64, 4096}));
   EXPECT_EQ(back.workload.cpus, (std::vector<int>{0, 2}));
   EXPECT_DOUBLE_EQ(back.clock.tsc_hz, 2.994e9);
+  EXPECT_FALSE(back.clock.invariant_tsc);
+  EXPECT_EQ(back.clock.tsc_note, r.clock.tsc_note);
+  EXPECT_EQ(back.clock.read_cost_ns, 16.5);
+  EXPECT_EQ(back.clock.drift, -2e-6);
+  EXPECT_TRUE(back.clock.steady);
+  ASSERT_TRUE(back.results[0].latency);
+  EXPECT_EQ(back.results[0].latency->percentiles, "exact");
   EXPECT_EQ(back.error, r.error);
   EXPECT_EQ(back.counters, r.counters);
 
@@ -184,6 +193,20 @@ TEST(ResultJsonTest, RunResultRoundTripThroughText) {
   EXPECT_FALSE(b.latency.has_value());
   EXPECT_FALSE(b.reverse.has_value());
   EXPECT_TRUE(b.threads.empty());
+}
+
+// Documents written before the clock's read cost and drift, and the percentiles' method, read
+// with what they meant then.
+TEST(ResultJsonTest, OlderDocumentsWithoutClockChecksAndPercentileMethodStillRead) {
+  json doc = sample_run();
+  for (const char* k : {"invariant_tsc", "tsc_note", "read_cost_ns", "drift", "steady"})
+    doc["clock"].erase(k);
+  doc["results"][0]["latency"].erase("percentiles");
+  const RunResult back = run_result_from_json(doc);
+  EXPECT_EQ(back.clock.read_cost_ns, 0.0);
+  EXPECT_TRUE(back.clock.steady);
+  ASSERT_TRUE(back.results[0].latency);
+  EXPECT_EQ(back.results[0].latency->percentiles, "bucket_high");
 }
 
 TEST(ResultJsonTest, SuccessfulRunHasNullErrors) {
