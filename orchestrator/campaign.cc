@@ -9,25 +9,13 @@
 
 #include "harness/error.h"
 #include "harness/json_util.h"
+#include "orchestrator/config_keys.h"
 #include "orchestrator/point_id.h"
 #include "workloads/workload_fields.h"
 #include "workloads/workload_options.h"
 
 namespace rdmabench {
 namespace {
-
-void check_keys(const nlohmann::json& j, const std::string& path,
-                const std::vector<std::string>& known) {
-  for (const auto& [k, v] : j.items()) {
-    bool ok = false;
-    for (const auto& n : known) ok = ok || n == k;
-    if (!ok) {
-      std::string list;
-      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      throw ConfigError(path + "/" + k, brief_json(v), "unknown key; known keys: " + list);
-    }
-  }
-}
 
 const nlohmann::json& require(const nlohmann::json& j, const std::string& key,
                               const std::string& path, const std::string& what) {

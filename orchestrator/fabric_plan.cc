@@ -7,6 +7,7 @@
 
 #include "harness/error.h"
 #include "harness/json_util.h"
+#include "orchestrator/config_keys.h"
 #include "orchestrator/sampling.h"
 
 namespace rdmabench {
@@ -17,16 +18,6 @@ const std::pair<FabricPatternKind, const char*> kPatternNames[] = {
     {FabricPatternKind::kAllToAll, "all-to-all"}, {FabricPatternKind::kRing, "ring"},
     {FabricPatternKind::kBisection, "bisection"}, {FabricPatternKind::kPairs, "pairs"}};
 const char* kPatterns = "one of pairwise, incast, all-to-all, ring, bisection, pairs";
-
-void check_keys(const nlohmann::json& j, const std::string& path,
-                const std::vector<std::string>& known) {
-  for (const auto& [k, v] : j.items()) {
-    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
-    std::string list;
-    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-    throw ConfigError(path + "/" + k, brief_json(v), "unknown key; known keys: " + list);
-  }
-}
 
 // A whole number from `lo` to `hi` (json_uint's checks, with the path and what is allowed).
 uint64_t get_uint(const nlohmann::json& v, const std::string& path, uint64_t lo, uint64_t hi,

@@ -6,22 +6,13 @@
 
 #include "harness/error.h"
 #include "harness/json_util.h"
+#include "orchestrator/config_keys.h"
 #include "orchestrator/sampling.h"
 #include "workloads/workload.h"
 #include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {
-
-void check_keys(const nlohmann::json& j, const std::string& path,
-                const std::vector<std::string>& known) {
-  for (const auto& [k, v] : j.items()) {
-    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
-    std::string list;
-    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-    throw ConfigError(path + "/" + k, brief_json(v), "unknown key; known keys: " + list);
-  }
-}
 
 bool is_uint(const nlohmann::json& v) {
   return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
