@@ -119,7 +119,8 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
 
 void ClientSession::wait_senders(WorkerControl& control, uint32_t workers) {
   constexpr milliseconds kBeat(1000);
-  auto last_beat = std::chrono::steady_clock::now();
+  // The first heartbeat at once: the server's wait for it began when it answered the start.
+  auto last_beat = std::chrono::steady_clock::now() - kBeat;
   while (control.senders_done.load() < workers) {
     // Sleeps until a worker is done (or fails), the server says something, or the next
     // heartbeat is due: no timer wake-ups in between, as each would preempt a busy-polling
@@ -148,17 +149,12 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   SizeResult r;
   r.size = size;
   fab_->prepare_size(size);
-  chan_.send(to_message(StartMsg{index, size}));
-  chan_.expect(StartedMsg::kType, timeout);
-
-  WorkerControl control(T);
-  fab_->bind_control(&control, &clock_, w_.timeout_s);
   SizePlan plan{size, w_.duration_s > 0 ? 0 : w_.effective_warmup(),
                 w_.duration_s > 0 ? 0 : w_.effective_iterations(), true};
-  if (w_.duration_s <= 0 && w_.bidir)
-    for (auto& e : control.expected_recv)
-      e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<WorkerOutcome> out(T);
+  // The histograms before the start: their kept samples (up to 8 MiB a thread, written now so
+  // the measurement takes no page fault) cost up to a second on an emulated CPU, which must not
+  // eat into the server's wait for the first heartbeat.
   if (w_.mode == Mode::kLat)
     for (auto& o : out) {
       // Ticks up to one hour; the histogram's relative error is what the user asked for. Every
@@ -168,6 +164,14 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
       o.hist = std::make_unique<Histogram>(hour_ticks, opt_.histogram_error,
                                            std::min<uint64_t>(expected, kExactSamplesPerThread));
     }
+  chan_.send(to_message(StartMsg{index, size}));
+  chan_.expect(StartedMsg::kType, timeout);
+
+  WorkerControl control(T);
+  fab_->bind_control(&control, &clock_, w_.timeout_s);
+  if (w_.duration_s <= 0 && w_.bidir)
+    for (auto& e : control.expected_recv)
+      e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<std::thread> threads;
   threads.reserve(T);
   auto& ctxs = fab_->workers();
