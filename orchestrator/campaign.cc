@@ -4,30 +4,20 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "harness/error.h"
 #include "harness/json_util.h"
 #include "orchestrator/config_keys.h"
+#include "orchestrator/host_spec.h"
 #include "orchestrator/point_id.h"
 #include "workloads/workload_fields.h"
 #include "workloads/workload_options.h"
 
 namespace rdmabench {
 namespace {
-
-const nlohmann::json& require(const nlohmann::json& j, const std::string& key,
-                              const std::string& path, const std::string& what) {
-  auto it = j.find(key);
-  if (it == j.end()) throw ConfigError(path + "/" + key, "(missing)", what);
-  return *it;
-}
-
-std::string get_string(const nlohmann::json& v, const std::string& path, const std::string& what) {
-  if (!v.is_string()) throw ConfigError(path, brief_json(v), what);
-  return v.get<std::string>();
-}
 
 double get_seconds(const nlohmann::json& j, const std::string& key, const std::string& path,
                    double def, double lo, double hi) {
@@ -40,133 +30,8 @@ double get_seconds(const nlohmann::json& j, const std::string& key, const std::s
   return it->get<double>();
 }
 
-// "${NAME}" and "${NAME:-default}" replaced from the environment (the orchestrator's); "$${"
-// stands for a literal "${". Used for the host fields and ssh_config, so one campaign file can
-// follow e.g. the testbed's RDMABENCH_TEST_DEVICE.
-std::string expand_env(const std::string& s, const std::string& path) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (s.compare(i, 3, "$${") == 0) {
-      out += "${";
-      i += 3;
-      continue;
-    }
-    if (s.compare(i, 2, "${") != 0) {
-      out += s[i++];
-      continue;
-    }
-    size_t end = s.find('}', i);
-    if (end == std::string::npos)
-      throw ConfigError(path, nlohmann::json(s).dump(),
-                        "a closing '}' after '${' (write $${ for a literal ${)");
-    std::string expr = s.substr(i + 2, end - i - 2);
-    std::string name = expr, def;
-    bool has_def = false;
-    if (size_t d = expr.find(":-"); d != std::string::npos) {
-      name = expr.substr(0, d);
-      def = expr.substr(d + 2);
-      has_def = true;
-    }
-    bool ok_name = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
-    for (char ch : name)
-      ok_name = ok_name && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
-    if (!ok_name)
-      throw ConfigError(path, nlohmann::json(s).dump(),
-                        "${NAME} or ${NAME:-default} with NAME an environment variable name");
-    const char* v = std::getenv(name.c_str());
-    if (v != nullptr && *v != '\0') {
-      out += v;
-    } else if (has_def) {
-      out += def;
-    } else {
-      throw ConfigError(
-          path, nlohmann::json(s).dump(),
-          "environment variable " + name + " is not set (give a default: ${" + name + ":-VALUE})");
-    }
-    i = end + 1;
-  }
-  return out;
-}
-
-bool is_uint(const nlohmann::json& v) {
-  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
-}
-
-bool has_control_or_space(const std::string& s) {
-  for (unsigned char c : s)
-    if (c <= ' ' || c == 0x7f) return true;
-  return false;
-}
-
-HostSpec parse_host(const nlohmann::json& j, const std::string& path, const std::string& self_exe) {
-  if (!j.is_object())
-    throw ConfigError(path, brief_json(j),
-                      "an object: {\"host\", \"device\", \"gid_index\", \"rdmabench\"}");
-  check_keys(j, path, {"host", "device", "gid_index", "rdmabench"});
-  HostSpec h;
-  h.host = expand_env(
-      get_string(require(j, "host", path, "\"local\" or an ssh destination ([user@]host)"),
-                 path + "/host", "\"local\" or an ssh destination ([user@]host)"),
-      path + "/host");
-  if (h.host.empty() || h.host.front() == '-' || has_control_or_space(h.host))
-    throw ConfigError(path + "/host", nlohmann::json(h.host).dump(),
-                      "\"local\" or an ssh destination: not empty, no spaces or control "
-                      "characters, not starting with '-'");
-  if (auto it = j.find("device"); it != j.end()) {
-    h.device = expand_env(
-        get_string(*it, path + "/device", "an RDMA device name, or \"auto\" for the first one"),
-        path + "/device");
-    if (h.device == "auto") h.device.clear();
-  }
-  if (auto it = j.find("gid_index"); it != j.end()) {
-    nlohmann::json v = *it;
-    if (v.is_string()) {
-      std::string s = expand_env(v.get<std::string>(), path + "/gid_index");
-      if (!s.empty() && s.size() <= 5 && s.find_first_not_of("0123456789") == std::string::npos)
-        v = std::stoul(s);
-      else
-        v = s;
-    }
-    if (v.is_string() && v.get<std::string>() == "auto") {
-      h.gid_index.reset();
-    } else if (is_uint(v) && v.get<uint64_t>() <= 65535) {
-      h.gid_index = static_cast<int>(v.get<uint64_t>());
-    } else {
-      throw ConfigError(path + "/gid_index", brief_json(*it),
-                        "a GID index from 0 to 65535, or \"auto\"");
-    }
-  }
-  h.rdmabench = h.is_local() ? "self" : "rdmabench";
-  if (auto it = j.find("rdmabench"); it != j.end()) {
-    h.rdmabench =
-        expand_env(get_string(*it, path + "/rdmabench",
-                              "the path of rdmabench on that host, or \"self\" for this rdmabench"),
-                   path + "/rdmabench");
-    if (h.rdmabench.empty())
-      throw ConfigError(path + "/rdmabench", "\"\"",
-                        "the path of rdmabench on that host, or \"self\" for this rdmabench");
-  }
-  if (h.rdmabench == "self") h.rdmabench = self_exe;
-  return h;
-}
-
-}  // namespace
-
-Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
-                        const std::string& self_exe) {
-  if (!j.is_object()) throw ConfigError("/", brief_json(j), "a campaign object");
-  check_keys(j, "",
-             {"name", "description", "hosts", "ssh_config", "connect_timeout_s", "matrix", "search",
-              "exclude", "repetitions", "timeout_s", "token"});
-  Campaign c;
-  c.name = get_string(require(j, "name", "", "the campaign's name"), "/name", "a non-empty string");
-  if (c.name.empty() || c.name.find('\n') != std::string::npos)
-    throw ConfigError("/name", nlohmann::json(c.name).dump(), "a non-empty one-line string");
-  if (auto it = j.find("description"); it != j.end())
-    c.description = get_string(*it, "/description", "a string");
-
-  const auto& hosts = require(j, "hosts", "", "a list of host pairs");
+std::vector<HostPair> parse_pairs(const nlohmann::json& hosts, const std::string& self_exe) {
+  std::vector<HostPair> pairs;
   if (!hosts.is_array() || hosts.empty())
     throw ConfigError(
         "/hosts", brief_json(hosts),
@@ -187,18 +52,57 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
     if (!names.insert(pair.name).second)
       throw ConfigError(p + "/name", nlohmann::json(pair.name).dump(),
                         "a name no other host pair has (duplicate)");
-    pair.server = parse_host(require(h, "server", p, "the server host"), p + "/server", self_exe);
-    pair.client = parse_host(require(h, "client", p, "the client host"), p + "/client", self_exe);
-    if (auto it = h.find("connect_address"); it != h.end()) {
-      pair.connect_address = expand_env(
-          get_string(*it, p + "/connect_address", "the server address the client connects to"),
-          p + "/connect_address");
-      if (pair.connect_address.empty() || pair.connect_address.front() == '-' ||
-          has_control_or_space(pair.connect_address))
-        throw ConfigError(p + "/connect_address", brief_json(*it),
-                          "an address (no spaces, not starting with '-')");
+    pair.server =
+        parse_host_spec(require(h, "server", p, "the server host"), p + "/server", self_exe);
+    pair.client =
+        parse_host_spec(require(h, "client", p, "the client host"), p + "/client", self_exe);
+    if (auto it = h.find("connect_address"); it != h.end())
+      pair.connect_address = parse_connect_address(*it, p + "/connect_address");
+    pairs.push_back(std::move(pair));
+  }
+  return pairs;
+}
+
+// One host pair per link the fabric's rounds measure, in the order they first appear.
+std::vector<HostPair> fabric_links(const FabricSpec& f) {
+  std::vector<HostPair> pairs;
+  std::set<std::string> seen;
+  for (const Round& r : f.rounds)
+    for (const Flow& flow : r.flows) {
+      std::string name = link_name(f, flow);
+      if (!seen.insert(name).second) continue;
+      const FabricHost& server = f.hosts[flow.server];
+      pairs.push_back(HostPair{std::move(name), server.spec, f.hosts[flow.client].spec,
+                               server.connect_address});
     }
-    c.pairs.push_back(std::move(pair));
+  return pairs;
+}
+
+}  // namespace
+
+Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
+                        const std::string& self_exe) {
+  if (!j.is_object()) throw ConfigError("/", brief_json(j), "a campaign object");
+  check_keys(j, "",
+             {"name", "description", "hosts", "fabric", "ssh_config", "connect_timeout_s", "matrix",
+              "search", "exclude", "repetitions", "timeout_s", "token"});
+  Campaign c;
+  c.name = get_string(require(j, "name", "", "the campaign's name"), "/name", "a non-empty string");
+  if (c.name.empty() || c.name.find('\n') != std::string::npos)
+    throw ConfigError("/name", nlohmann::json(c.name).dump(), "a non-empty one-line string");
+  if (auto it = j.find("description"); it != j.end())
+    c.description = get_string(*it, "/description", "a string");
+
+  if (auto fabric = j.find("fabric"); fabric != j.end()) {
+    if (auto it = j.find("hosts"); it != j.end())
+      throw ConfigError(
+          "/hosts", brief_json(*it),
+          "either \"hosts\" (host pairs) or \"fabric\" (hosts and a pattern), not both");
+    c.fabric = parse_fabric(*fabric, "/fabric", base_dir, self_exe);
+    c.pairs = fabric_links(*c.fabric);
+  } else {
+    c.pairs = parse_pairs(require(j, "hosts", "", "a list of host pairs (or a \"fabric\" block)"),
+                          self_exe);
   }
 
   if (auto it = j.find("ssh_config"); it != j.end()) {
@@ -260,14 +164,20 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
       throw ConfigError("/token", "(hidden)", "a non-empty one-line string");
   }
   // The whole campaign must stay a list we can hold and run.
+  size_t flows = c.pairs.size();
+  if (c.fabric) {
+    flows = 0;
+    for (const Round& r : c.fabric->rounds) flows += r.flows.size();
+  }
   size_t total = c.combinations();
-  for (size_t f : {c.pairs.size(), size_t{c.repetitions}})
+  for (size_t f : {flows, size_t{c.repetitions}})
     total = f != 0 && total > kMaxPoints / f ? kMaxPoints + 1 : total * f;
   if (total > kMaxPoints)
     throw ConfigError(c.search ? "/search/budget" : "/matrix",
                       "more than " + std::to_string(kMaxPoints) + " points",
                       "a campaign of at most " + std::to_string(kMaxPoints) +
-                          " points (matrix combinations x host pairs x repetitions)");
+                          " points (matrix combinations x host pairs or fabric flows x "
+                          "repetitions)");
   c.source = j;
   if (c.source.contains("token")) c.source["token"] = "(hidden)";
   return c;
@@ -297,6 +207,8 @@ Campaign load_campaign(const std::string& path, const std::string& self_exe) {
 
 Expansion expand(const Campaign& c) {
   Expansion x;
+  std::map<std::string, size_t> link_index;  // fabric: link name -> index into c.pairs
+  for (size_t p = 0; c.fabric && p < c.pairs.size(); ++p) link_index.emplace(c.pairs[p].name, p);
   const size_t combos = c.combinations();
   size_t index = 0;
   for (unsigned rep = 1; rep <= c.repetitions; ++rep) {
@@ -312,23 +224,32 @@ Expansion expand(const Campaign& c) {
           reason = e.what();
         }
       }
-      for (size_t p = 0; p < c.pairs.size(); ++p) {
+      const std::vector<std::string> options = client_options(values);
+      auto add = [&](size_t p, std::optional<uint32_t> round) {
         bool excluded = false;
         for (const auto& e : c.excludes) excluded = excluded || e.matches(values, c.pairs[p].name);
         if (excluded) {
           ++x.excluded;
-          continue;
+          return;
         }
         Point pt;
         pt.index = index++;
         pt.pair = p;
+        pt.round = round;
         pt.repetition = rep;
         pt.values = values;
-        pt.workload_options = client_options(values);
+        pt.workload_options = options;
         pt.skip_reason = reason;
-        pt.id = point_id(values, c.pairs[p].name, rep);
+        pt.id = point_id(values, c.pairs[p].name, rep,
+                         round ? unsplit_label(c.fabric->rounds[*round].label) : "");
         x.points.push_back(std::move(pt));
+      };
+      if (!c.fabric) {
+        for (size_t p = 0; p < c.pairs.size(); ++p) add(p, std::nullopt);
+        continue;
       }
+      for (const Round& r : c.fabric->rounds)
+        for (const Flow& flow : r.flows) add(link_index.at(link_name(*c.fabric, flow)), r.index);
     }
   }
   return x;

@@ -10,19 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/fabric_campaign.h"
+#include "orchestrator/host_spec.h"
 #include "orchestrator/matrix.h"
 #include "orchestrator/search.h"
 
 namespace rdmabench {
-
-// One end of a host pair.
-struct HostSpec {
-  std::string host;    // "local" (this machine) or an ssh destination ([user@]host or alias)
-  std::string device;  // "" = rdmabench's default (the first device)
-  std::optional<int> gid_index;  // nullopt = auto (the RoCE v2 GID of the port's IPv4 address)
-  std::string rdmabench;         // the rdmabench to run there (path or command name)
-  bool is_local() const { return host == "local"; }
-};
 
 struct HostPair {
   std::string name;
@@ -31,15 +24,18 @@ struct HostPair {
   std::string connect_address;  // "" = the address in the server's ready line
 };
 
-// Largest campaign (points before excludes): matrix combinations x host pairs x repetitions.
+// Largest campaign (points before excludes): matrix combinations x host pairs (fabric: flows of
+// all rounds) x repetitions.
 inline constexpr size_t kMaxPoints = 1000000;
 
 struct Campaign {
   std::string name;
   std::string description;
+  // The host pairs; for a fabric campaign, one per link its rounds measure (named by link_name).
   std::vector<HostPair> pairs;
-  std::string ssh_config;  // "" = ssh's defaults (~/.ssh/config)
-  Matrix matrix;           // empty with `search`
+  std::optional<FabricSpec> fabric;  // a "fabric" block instead of "hosts" (fabric_campaign.h)
+  std::string ssh_config;            // "" = ssh's defaults (~/.ssh/config)
+  Matrix matrix;                     // empty with `search`
   std::vector<Exclude> excludes;
   std::optional<Search> search;  // a "search" block instead of a matrix
   SearchDraw draw;               // its runs, drawn when the campaign is parsed
@@ -60,6 +56,7 @@ struct Point {
   size_t index = 0;  // position in the campaign (0-based)
   std::string id;
   size_t pair = 0;                            // index into Campaign::pairs
+  std::optional<uint32_t> round;              // fabric: index into Campaign::fabric->rounds
   unsigned repetition = 1;                    // 1-based
   nlohmann::json values;                      // this point's matrix values (canonical)
   std::vector<std::string> workload_options;  // client options for them
@@ -68,8 +65,9 @@ struct Point {
 };
 
 struct Expansion {
-  std::vector<Point> points;  // repetition, then matrix combination, then host pair
-  size_t excluded = 0;        // dropped by `exclude`
+  // Repetition, then matrix combination, then host pair (fabric: round, then its flows).
+  std::vector<Point> points;
+  size_t excluded = 0;  // dropped by `exclude`
 };
 
 // `base_dir`: folder of the campaign file (a relative ssh_config is relative to it);

@@ -31,6 +31,36 @@ void print_search(std::ostream& out, const Search& s, const SearchDraw& d) {
         << " % below the previous value (found after the sweep, written to index.jsonl)\n";
 }
 
+void print_fabric(std::ostream& out, const FabricSpec& f) {
+  size_t flows = 0;
+  for (const Round& r : f.rounds) flows += r.flows.size();
+  out << "fabric: " << f.hosts.size() << " hosts";
+  if (!f.hostfile.empty()) out << " (from " << f.hostfile << ")";
+  out << ", pattern " << fabric_pattern_name(f.pattern.kind);
+  if (f.pattern.kind == FabricPatternKind::kPairwise)
+    out << (f.pattern.both_directions ? " (both directions: a second set of rounds, roles swapped)"
+                                      : " (one direction)");
+  out << ", " << f.rounds.size() << " round(s), " << flows << " flow(s); max flows per host: ";
+  if (f.max_flows_per_host)
+    out << *f.max_flows_per_host << "\n";
+  else
+    out << "auto (each host's CPUs - 1, applied when the sweep runs: the rounds below are before "
+           "that split)\n";
+  for (const FabricHost& h : f.hosts) {
+    out << "  host " << h.name << ": " << h.spec.host;
+    if (!h.spec.device.empty()) out << ", device " << h.spec.device;
+    if (!h.connect_address.empty()) out << ", peers connect to " << h.connect_address;
+    out << "\n";
+  }
+  out << "rounds (flows run at the same time within a round; data goes client -> server):\n";
+  for (const Round& r : f.rounds) {
+    out << "  " << (r.index + 1) << "/" << f.rounds.size() << " " << r.label << ":";
+    for (size_t i = 0; i < r.flows.size(); ++i)
+      out << (i == 0 ? " " : ", ") << link_name(f, r.flows[i]);
+    out << "\n";
+  }
+}
+
 }  // namespace
 
 void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
@@ -39,14 +69,15 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   size_t skipped = 0;
   for (const auto& p : x.points) skipped += p.skipped() ? 1 : 0;
   out << "campaign " << shell_quote(c.name) << ": " << x.points.size() << " points ("
-      << c.pairs.size() << " host pair(s) x " << c.combinations()
-      << (c.search ? " run(s) drawn by the search" : " combination(s)") << " x " << c.repetitions
-      << " repetition(s)";
+      << c.pairs.size() << (c.fabric ? " link(s) in rounds" : " host pair(s)") << " x "
+      << c.combinations() << (c.search ? " run(s) drawn by the search" : " combination(s)") << " x "
+      << c.repetitions << " repetition(s)";
   if (x.excluded != 0) out << ", " << x.excluded << " excluded";
   out << "), " << skipped << " skipped as invalid";
   if (!done.empty()) out << ", " << done.size() << " already done (--resume)";
   out << "\n";
   if (c.search) print_search(out, *c.search, c.draw);
+  if (c.fabric) print_fabric(out, *c.fabric);
   out << "output: " << out_dir << "/<point_id>.json, " << out_dir << "/index.jsonl, " << out_dir
       << "/env/<host>.json\n";
   out << "timeout per point: " << c.timeout_s << " s; ssh connect timeout: " << c.connect_timeout_s
@@ -69,8 +100,9 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   out << "points:\n";
   for (const auto& p : x.points) {
     const HostPair& pair = c.pairs[p.pair];
-    out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  [" << pair.name
-        << ", repetition " << p.repetition << "]  " << describe_values(p.values) << "\n";
+    out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  [" << pair.name;
+    if (p.round) out << ", round " << (*p.round + 1) << " " << c.fabric->rounds[*p.round].label;
+    out << ", repetition " << p.repetition << "]  " << describe_values(p.values) << "\n";
     if (p.skipped()) {
       out << "      SKIPPED: " << p.skip_reason << "\n";
       continue;

@@ -32,7 +32,7 @@ std::string slug(std::string_view text, size_t max_len) {
 }
 
 std::string point_id(const nlohmann::json& values, const std::string& pair_name,
-                     unsigned repetition) {
+                     unsigned repetition, const std::string& round) {
   const std::string op = values.value("op", "write");
   const std::string mode = values.value("mode", "bw");
   std::vector<uint64_t> list;
@@ -51,8 +51,9 @@ std::string point_id(const nlohmann::json& values, const std::string& pair_name,
   const std::string readable =
       slug(op + "-" + values.value("qp", "rc") + "-" + mode + "-" + sizes, 48);
   // nlohmann::json objects keep their keys sorted: dump() is canonical.
-  const nlohmann::json identity = {
+  nlohmann::json identity = {
       {"host_pair", pair_name}, {"matrix", values}, {"repetition", repetition}};
+  if (!round.empty()) identity["round"] = round;
   char hash[24];
   std::snprintf(hash, sizeof hash, "%010llx",
                 static_cast<unsigned long long>(fnv1a64(identity.dump()) >> 24));

@@ -20,8 +20,9 @@ uint64_t fnv1a64(std::string_view data);
 std::string slug(std::string_view text, size_t max_len = 40);
 
 // `values`: the point's canonical matrix values (fields it does not set show the client's
-// defaults in the slug).
+// defaults in the slug). `round`: a fabric flow's round (its label before any split), part of the
+// identity when not empty (a link measured in several rounds is several points).
 std::string point_id(const nlohmann::json& values, const std::string& pair_name,
-                     unsigned repetition);
+                     unsigned repetition, const std::string& round = "");
 
 }  // namespace rdmabench

@@ -190,6 +190,10 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     print_dry_run(out, c, x, launchers, done, dir);
     return 0;
   }
+  if (c.fabric)
+    throw ConfigError(opt.campaign_file + ": /fabric", "(a fabric campaign)",
+                      "--dry-run only, for now: running a fabric's rounds is not built yet "
+                      "(orchestrator/README.md, \"Fabric campaigns\")");
 
   // Points to run now.
   std::vector<const Point*> todo;

@@ -1,0 +1,148 @@
+#include "orchestrator/host_spec.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "harness/error.h"
+#include "harness/json_util.h"
+#include "orchestrator/config_keys.h"
+
+namespace rdmabench {
+
+const nlohmann::json& require(const nlohmann::json& j, const std::string& key,
+                              const std::string& path, const std::string& what) {
+  auto it = j.find(key);
+  if (it == j.end()) throw ConfigError(path + "/" + key, "(missing)", what);
+  return *it;
+}
+
+std::string get_string(const nlohmann::json& v, const std::string& path, const std::string& what) {
+  if (!v.is_string()) throw ConfigError(path, brief_json(v), what);
+  return v.get<std::string>();
+}
+
+// "${NAME}" and "${NAME:-default}" replaced from the environment (the orchestrator's); "$${"
+// stands for a literal "${". Used for the host fields and ssh_config, so one campaign file can
+// follow e.g. the testbed's RDMABENCH_TEST_DEVICE.
+std::string expand_env(const std::string& s, const std::string& path) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s.compare(i, 3, "$${") == 0) {
+      out += "${";
+      i += 3;
+      continue;
+    }
+    if (s.compare(i, 2, "${") != 0) {
+      out += s[i++];
+      continue;
+    }
+    size_t end = s.find('}', i);
+    if (end == std::string::npos)
+      throw ConfigError(path, nlohmann::json(s).dump(),
+                        "a closing '}' after '${' (write $${ for a literal ${)");
+    std::string expr = s.substr(i + 2, end - i - 2);
+    std::string name = expr, def;
+    bool has_def = false;
+    if (size_t d = expr.find(":-"); d != std::string::npos) {
+      name = expr.substr(0, d);
+      def = expr.substr(d + 2);
+      has_def = true;
+    }
+    bool ok_name = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
+    for (char ch : name)
+      ok_name = ok_name && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+    if (!ok_name)
+      throw ConfigError(path, nlohmann::json(s).dump(),
+                        "${NAME} or ${NAME:-default} with NAME an environment variable name");
+    const char* v = std::getenv(name.c_str());
+    if (v != nullptr && *v != '\0') {
+      out += v;
+    } else if (has_def) {
+      out += def;
+    } else {
+      throw ConfigError(
+          path, nlohmann::json(s).dump(),
+          "environment variable " + name + " is not set (give a default: ${" + name + ":-VALUE})");
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
+bool is_uint(const nlohmann::json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
+
+bool has_control_or_space(const std::string& s) {
+  for (unsigned char c : s)
+    if (c <= ' ' || c == 0x7f) return true;
+  return false;
+}
+
+HostSpec parse_host_spec(const nlohmann::json& j, const std::string& path,
+                         const std::string& self_exe, const std::vector<std::string>& extra_keys) {
+  std::vector<std::string> keys = kHostSpecKeys;
+  keys.insert(keys.end(), extra_keys.begin(), extra_keys.end());
+  if (!j.is_object()) {
+    std::string list;
+    for (const auto& k : keys) list += (list.empty() ? "" : ", ") + nlohmann::json(k).dump();
+    throw ConfigError(path, brief_json(j), "an object: {" + list + "}");
+  }
+  check_keys(j, path, keys);
+  HostSpec h;
+  h.host = expand_env(
+      get_string(require(j, "host", path, "\"local\" or an ssh destination ([user@]host)"),
+                 path + "/host", "\"local\" or an ssh destination ([user@]host)"),
+      path + "/host");
+  if (h.host.empty() || h.host.front() == '-' || has_control_or_space(h.host))
+    throw ConfigError(path + "/host", nlohmann::json(h.host).dump(),
+                      "\"local\" or an ssh destination: not empty, no spaces or control "
+                      "characters, not starting with '-'");
+  if (auto it = j.find("device"); it != j.end()) {
+    h.device = expand_env(
+        get_string(*it, path + "/device", "an RDMA device name, or \"auto\" for the first one"),
+        path + "/device");
+    if (h.device == "auto") h.device.clear();
+  }
+  if (auto it = j.find("gid_index"); it != j.end()) {
+    nlohmann::json v = *it;
+    if (v.is_string()) {
+      std::string s = expand_env(v.get<std::string>(), path + "/gid_index");
+      if (!s.empty() && s.size() <= 5 && s.find_first_not_of("0123456789") == std::string::npos)
+        v = std::stoul(s);
+      else
+        v = s;
+    }
+    if (v.is_string() && v.get<std::string>() == "auto") {
+      h.gid_index.reset();
+    } else if (is_uint(v) && v.get<uint64_t>() <= 65535) {
+      h.gid_index = static_cast<int>(v.get<uint64_t>());
+    } else {
+      throw ConfigError(path + "/gid_index", brief_json(*it),
+                        "a GID index from 0 to 65535, or \"auto\"");
+    }
+  }
+  h.rdmabench = h.is_local() ? "self" : "rdmabench";
+  if (auto it = j.find("rdmabench"); it != j.end()) {
+    h.rdmabench =
+        expand_env(get_string(*it, path + "/rdmabench",
+                              "the path of rdmabench on that host, or \"self\" for this rdmabench"),
+                   path + "/rdmabench");
+    if (h.rdmabench.empty())
+      throw ConfigError(path + "/rdmabench", "\"\"",
+                        "the path of rdmabench on that host, or \"self\" for this rdmabench");
+  }
+  if (h.rdmabench == "self") h.rdmabench = self_exe;
+  return h;
+}
+
+std::string parse_connect_address(const nlohmann::json& v, const std::string& path) {
+  std::string a =
+      expand_env(get_string(v, path, "the server address the client connects to"), path);
+  if (a.empty() || a.front() == '-' || has_control_or_space(a))
+    throw ConfigError(path, brief_json(v), "an address (no spaces, not starting with '-')");
+  return a;
+}
+
+}  // namespace rdmabench

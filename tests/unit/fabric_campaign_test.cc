@@ -1,0 +1,194 @@
+// Fabric campaigns' pure parts: the "fabric" block (inline hosts, a hostfile, host names in
+// "pairs"), the links and points it expands to, point ids that do not move with the per-host cap,
+// and JSON-path (or hostfile-line) errors.
+#include "orchestrator/fabric_campaign.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "harness/error.h"
+#include "orchestrator/campaign.h"
+#include "tests/unit/test_util.h"
+
+namespace rdmabench {
+namespace {
+
+using nlohmann::json;
+
+json fabric_campaign(const json& fabric) {
+  json j = json::parse(R"({"name": "fab", "matrix": {"op": ["write", "send"], "sizes": [[64]]}})");
+  j["fabric"] = fabric;
+  return j;
+}
+
+json four_hosts() {
+  return json::parse(R"(["h1", {"host": "h2", "device": "rxe0", "connect_address": "10.0.0.2"},
+                         {"host": "local", "name": "l1"}, {"host": "local", "name": "l2"}])");
+}
+
+Campaign parse(const json& j, const std::string& dir = "/campaigns") {
+  return parse_campaign(j, dir, "/usr/bin/rdmabench-self");
+}
+
+std::string expect_error(const json& j, const std::string& path) {
+  const ConfigError e = testutil::catch_config_error([&] { parse(j); });
+  EXPECT_EQ(e.field(), path) << e.what() << " for " << j.dump();
+  return e.what();
+}
+
+TEST(FabricCampaign, PairwiseExpandsToEveryLinkOncePerCombination) {
+  const Campaign c =
+      parse(fabric_campaign({{"hosts", four_hosts()}, {"pattern", {{"pattern", "pairwise"}}}}));
+  ASSERT_TRUE(c.fabric);
+  EXPECT_EQ(c.fabric->rounds.size(), 6u);  // 3 rounds, then the same swapped
+  EXPECT_EQ(c.pairs.size(), 12u);          // every ordered pair of 4 hosts: a link each
+  std::set<std::string> links;
+  for (const auto& p : c.pairs) links.insert(p.name);
+  EXPECT_EQ(links.size(), 12u);
+  EXPECT_TRUE(links.count("h1 -> h2") == 1 && links.count("h2 -> h1") == 1);
+  // A link's server end and the address its clients connect to come from the server host.
+  for (const auto& p : c.pairs)
+    if (p.name == "h1 -> h2") {
+      EXPECT_EQ(p.server.host, "h2");
+      EXPECT_EQ(p.server.device, "rxe0");
+      EXPECT_EQ(p.client.host, "h1");
+      EXPECT_EQ(p.client.rdmabench, "rdmabench");
+      EXPECT_EQ(p.connect_address, "10.0.0.2");
+    } else if (p.name == "l1 -> l2") {
+      EXPECT_EQ(p.server.rdmabench, "/usr/bin/rdmabench-self");  // "local": this rdmabench
+      EXPECT_EQ(p.connect_address, "");
+    }
+  const Expansion x = expand(c);
+  ASSERT_EQ(x.points.size(), 24u);  // 12 flows x 2 combinations
+  std::set<std::string> ids;
+  for (const auto& p : x.points) {
+    ASSERT_TRUE(p.round);
+    ids.insert(p.id);
+    // Each point is one flow of its round.
+    bool found = false;
+    for (const Flow& f : c.fabric->rounds[*p.round].flows)
+      found = found || link_name(*c.fabric, f) == c.pairs[p.pair].name;
+    EXPECT_TRUE(found) << p.id;
+  }
+  EXPECT_EQ(ids.size(), x.points.size());
+  // Rounds in order within a combination: the first combination's points come round by round.
+  for (size_t i = 1; i < 12; ++i) EXPECT_LE(*x.points[i - 1].round, *x.points[i].round);
+}
+
+TEST(FabricCampaign, IdsDoNotMoveWithThePerHostCap) {
+  json f = {{"hosts", four_hosts()}, {"pattern", {{"pattern", "all-to-all"}}}};
+  const Expansion whole = expand(parse(fabric_campaign(f)));
+  f["max_flows_per_host"] = 2;
+  const Campaign split = parse(fabric_campaign(f));
+  EXPECT_GT(split.fabric->rounds.size(), 1u);
+  EXPECT_NE(split.fabric->rounds[0].label.find(" part "), std::string::npos);
+  const Expansion parts = expand(split);
+  std::set<std::string> a, b;
+  for (const auto& p : whole.points) a.insert(p.id);
+  for (const auto& p : parts.points) b.insert(p.id);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(unsplit_label("all-to-all part 2/3"), "all-to-all");
+  EXPECT_EQ(unsplit_label("ring +1"), "ring +1");
+}
+
+TEST(FabricCampaign, ALinkInSeveralRoundsIsSeveralPoints) {
+  // Incast degrees 1 and 2 onto host 0: h2 -> h1 is measured in both rounds.
+  const Campaign c = parse(fabric_campaign(
+      {{"hosts", four_hosts()},
+       {"pattern", {{"pattern", "incast"}, {"degrees", {1, 2}}, {"targets", {0}}}}}));
+  const Expansion x = expand(c);
+  ASSERT_EQ(x.points.size(), 6u);  // (1 + 2 flows) x 2 combinations
+  std::set<std::string> ids;
+  for (const auto& p : x.points) ids.insert(p.id);
+  EXPECT_EQ(ids.size(), 6u);
+  EXPECT_EQ(c.pairs.size(), 2u);  // two links in all
+}
+
+TEST(FabricCampaign, PairsMayNameHosts) {
+  const Campaign c = parse(fabric_campaign(
+      {{"hosts", four_hosts()},
+       {"pattern",
+        {{"pattern", "pairs"}, {"rounds", json::parse(R"([[["h1", "l2"], [1, 2]]])")}}}}));
+  ASSERT_EQ(c.fabric->rounds.size(), 1u);
+  EXPECT_EQ(link_name(*c.fabric, c.fabric->rounds[0].flows[0]), "l2 -> h1");
+  EXPECT_EQ(link_name(*c.fabric, c.fabric->rounds[0].flows[1]), "l1 -> h2");
+  const std::string msg = expect_error(
+      fabric_campaign(
+          {{"hosts", four_hosts()},
+           {"pattern", {{"pattern", "pairs"}, {"rounds", json::parse(R"([[["h9", 1]]])")}}}}),
+      "/fabric/pattern/rounds/0/0/0");
+  EXPECT_NE(msg.find("h1, h2, l1, l2"), std::string::npos) << msg;
+}
+
+TEST(FabricCampaign, Hostfile) {
+  const std::string text =
+      "# five hosts\n"
+      "node1 device=mlx5_0 connect_address=10.0.0.1\n"
+      "\n"
+      "node2 gid_index=3   # rack 2\n"
+      "node3 name=n3 rdmabench=/opt/rb/rdmabench\n";
+  const auto hosts = parse_hostfile(text, "hosts.txt", "/self");
+  ASSERT_EQ(hosts.size(), 3u);
+  EXPECT_EQ(hosts[0].name, "node1");
+  EXPECT_EQ(hosts[0].spec.device, "mlx5_0");
+  EXPECT_EQ(hosts[0].connect_address, "10.0.0.1");
+  EXPECT_EQ(hosts[1].spec.gid_index, 3);
+  EXPECT_EQ(hosts[2].name, "n3");
+  EXPECT_EQ(hosts[2].spec.host, "node3");
+  EXPECT_EQ(hosts[2].spec.rdmabench, "/opt/rb/rdmabench");
+  // Errors name the file and line.
+  auto err = [](const std::string& t) {
+    return testutil::catch_config_error([&] { parse_hostfile(t, "hosts.txt", "/self"); });
+  };
+  EXPECT_EQ(err("a\nb colour=red\n").field(), "hosts.txt:2/colour");
+  EXPECT_EQ(err("a\nb device\n").field(), "hosts.txt:2");
+  EXPECT_EQ(err("a gid_index=x\n").field(), "hosts.txt:1/gid_index");
+  EXPECT_EQ(err("a device=x device=y\n").field(), "hosts.txt:1/device");
+
+  // Through a campaign: relative to the campaign file's folder.
+  char dir[] = "/tmp/rdmabench-fabric-test.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string file = std::string(dir) + "/hosts.txt";
+  std::ofstream(file) << text;
+  const Campaign c =
+      parse(fabric_campaign({{"hostfile", "hosts.txt"}, {"pattern", {{"pattern", "ring"}}}}), dir);
+  EXPECT_EQ(c.fabric->hostfile, file);
+  EXPECT_EQ(c.fabric->hosts.size(), 3u);
+  EXPECT_EQ(c.fabric->rounds.at(0).flows.size(), 3u);
+  std::remove(file.c_str());
+  expect_error(fabric_campaign({{"hostfile", "missing.txt"}, {"pattern", {{"pattern", "ring"}}}}),
+               "/fabric/hostfile");
+  rmdir(dir);
+}
+
+TEST(FabricCampaign, ErrorsNameTheJsonPath) {
+  const json pattern = {{"pattern", "pairwise"}};
+  expect_error(fabric_campaign({{"pattern", pattern}}), "/fabric/hosts");
+  expect_error(fabric_campaign({{"hosts", {"a"}}, {"pattern", pattern}}), "/fabric/hosts");
+  expect_error(fabric_campaign({{"hosts", {"a", "a"}}, {"pattern", pattern}}), "/fabric/hosts/1");
+  expect_error(fabric_campaign({{"hosts", {"a", 7}}, {"pattern", pattern}}), "/fabric/hosts/1");
+  expect_error(
+      fabric_campaign({{"hosts", {"a", {{"host", "b"}, {"nme", "x"}}}}, {"pattern", pattern}}),
+      "/fabric/hosts/1/nme");
+  expect_error(
+      fabric_campaign({{"hosts", {"a", {{"host", "b"}, {"name", "x y"}}}}, {"pattern", pattern}}),
+      "/fabric/hosts/1/name");
+  expect_error(fabric_campaign({{"hosts", {"a", "b"}}}), "/fabric/pattern");
+  expect_error(fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", {{"pattern", "mesh"}}}}),
+               "/fabric/pattern/pattern");
+  expect_error(
+      fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}, {"max_flows_per_host", 0}}),
+      "/fabric/max_flows_per_host");
+  expect_error(fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}, {"colour", 1}}),
+               "/fabric/colour");
+  json both = fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}});
+  both["hosts"] = json::array();
+  expect_error(both, "/hosts");
+}
+
+}  // namespace
+}  // namespace rdmabench
