@@ -81,7 +81,12 @@ int main(int argc, char** argv) {
   server->add_option("--bind", sopt.bind,
                      "address to listen on (default: the device's IPv4 address)");
   server->add_option("-p,--port", s_port, "TCP port (default 18515; 0 = any free port)");
-  server->add_flag("--once", sopt.once, "serve one test and exit with its status");
+  bool s_once = false;
+  std::optional<std::string> s_sessions;
+  server->add_flag("--once", s_once, "serve one test and exit with its status (= --sessions 1)");
+  server->add_option(
+      "--sessions", s_sessions,
+      "N: serve N tests (at once, up to --max-sessions), then exit; 1 if one failed");
   server->add_option("--token", sopt.token, "shared secret the client must present")
       ->envname("RDMABENCH_TOKEN");
   std::optional<std::string> s_hs_timeout, s_max_pending, s_max_per_source, s_max_sessions;
@@ -218,6 +223,10 @@ int main(int argc, char** argv) {
             parse_uint_option("max-pending-per-source", *s_max_per_source, 1, 4096);
       if (s_max_sessions)
         sopt.max_sessions = parse_uint_option("max-sessions", *s_max_sessions, 1, 1024);
+      if (s_once && s_sessions)
+        throw ConfigError("sessions", *s_sessions, "--once or --sessions, not both");
+      if (s_once) sopt.sessions = 1;
+      if (s_sessions) sopt.sessions = parse_uint_option("sessions", *s_sessions, 1, 1024);
       std::signal(SIGINT, on_signal);
       std::signal(SIGTERM, on_signal);
       std::signal(SIGPIPE, SIG_IGN);

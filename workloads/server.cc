@@ -82,8 +82,8 @@ int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log_stream,
   HandshakeGate gate(listener, opt.handshake, [&log](const std::string& s) { log.line(s); });
 
   std::list<std::unique_ptr<Running>> running;
-  bool once_taken = false;  // --once: the one session has started
-  int once_status = 0;
+  size_t started = 0;  // authenticated sessions started (--sessions counts these)
+  int status = 0;      // the first failed session's status
   const auto reap = [&] {
     for (auto it = running.begin(); it != running.end();) {
       if (!(*it)->done.load()) {
@@ -91,13 +91,13 @@ int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log_stream,
         continue;
       }
       (*it)->thread.join();
-      once_status = (*it)->status;
+      if (status == 0) status = (*it)->status;
       it = running.erase(it);
     }
   };
   while (!stop.load()) {
     reap();
-    if (opt.once && once_taken && running.empty()) return once_status;
+    if (opt.sessions != 0 && started >= opt.sessions && running.empty()) return status;
     std::optional<Arrival> a = gate.next(milliseconds(200));
     if (!a) continue;
     // The token first: nothing else of the hello is read, nothing is created, before it.
@@ -110,9 +110,13 @@ int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log_stream,
       refuse(a->chan, log, e.what(), "refused");
       continue;
     }
-    if (opt.once && once_taken) {
+    if (opt.sessions != 0 && started >= opt.sessions) {
       refuse(a->chan, log,
-             "the server is busy: it serves one session (--once) and that one has started", "busy");
+             opt.sessions == 1
+                 ? "the server is busy: it serves one session (--once) and that one has started"
+                 : "the server is busy: it serves " + std::to_string(opt.sessions) +
+                       " sessions (--sessions) and they have all started",
+             "busy");
       continue;
     }
     if (running.size() >= opt.max_sessions) {
@@ -123,7 +127,7 @@ int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log_stream,
              "busy");
       continue;
     }
-    once_taken = true;
+    ++started;
     auto r = std::make_unique<Running>();
     r->chan = std::move(a->chan);
     Running* raw = r.get();

@@ -37,7 +37,8 @@ struct ServerOptions {
   LocalSettings local;
   std::string bind;  // "" = the address of the device's GID, else all interfaces
   uint16_t port = kDefaultPort;
-  bool once = false;
+  size_t sessions =
+      0;  // 0: serve until stopped; N (--sessions N, --once = 1): N sessions, then exit
   std::string token;
   HandshakeLimits handshake;  // the door: deadline and caps of unauthenticated connections
   size_t max_sessions = 16;   // sessions served at once; more are told "busy"
@@ -46,10 +47,11 @@ struct ServerOptions {
 // Serves sessions until `stop` is set: connections are accepted continuously and each one's
 // hello read without blocking the others (harness/handshake_gate.h); the token is checked on
 // the hello before anything else; up to `max_sessions` sessions run at once, each on its own
-// thread, and a client beyond that is told at once that the server is busy. With `once`, the
-// first authenticated session is the only one: others are told busy, and the server returns
-// when it ends (a refused or dropped connection never counts). Prints the ready line on `out`
-// once listening. Returns 0, or 1 when `once` and the session failed.
+// thread, and a client beyond that is told at once that the server is busy. With `sessions` N,
+// the first N authenticated sessions are the only ones (a fabric round's server serves its N
+// clients at once; --once is N = 1): later clients are told busy, and the server returns when
+// they have all ended (a refused or dropped connection never counts). Prints the ready line on
+// `out` once listening. Returns 0, or the first failed session's status (1) with `sessions`.
 int serve(const ServerOptions& opt, std::ostream& out, std::ostream& log,
           const std::atomic<bool>& stop);
 

@@ -32,6 +32,7 @@ fi
 check client-json-option 2 "a file name, not an option ('-J'" "$bin" client 192.0.2.1 --json -J
 check export-out-option 2 "--out" "$bin" export --csv /nonexistent -o --x
 check help-exit-statuses 0 "5    the server is busy" "$bin" --help
+check server-once-and-sessions 2 "--once or --sessions, not both" "$bin" server --once --sessions 2
 fabric=$(dirname "$0")/../../configs/fabric-pairwise.json
 check fabric-dry-run-rounds 0 "6/6 pairwise 3/3 swapped: rb-host4 -> rb-host3, rb-host1 -> rb-host2" \
   "$bin" sweep "$fabric" --dry-run

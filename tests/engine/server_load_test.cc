@@ -287,6 +287,22 @@ TEST_F(ServerLoad, ConcurrentSessionsUpToTheCapThenBusy) {
   EXPECT_EQ(b.wait_exit(120), 0) << b.rest();
 }
 
+// --sessions N (a fabric round's server): N clients served at once, a later one told busy at
+// once, and the server exits 0 when the N sessions have ended.
+TEST_F(ServerLoad, SessionsServesNAtOnceThenExits) {
+  auto srv = server({"--sessions", "2"});
+  LogDrain drain(*srv);
+  Background a(client({"--op", "write", "-s", "4K", "-D", "5", "--warmup-time", "0.5"}), true);
+  Background b(client({"--op", "send", "-s", "4K", "-D", "5", "--warmup-time", "0.5"}), true);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  RunOutput late = run(client({"--op", "write", "-n", "100"}), 60);
+  EXPECT_EQ(late.status, 5) << late.err;
+  EXPECT_NE(late.err.find("it serves 2 sessions (--sessions)"), std::string::npos) << late.err;
+  EXPECT_EQ(a.wait_exit(120), 0) << a.rest();
+  EXPECT_EQ(b.wait_exit(120), 0) << b.rest();
+  EXPECT_EQ(srv->wait_exit(60), 0) << drain.text();
+}
+
 // --once: strangers and refused clients never count as its session; the first authenticated
 // session does, and the server exits with its status.
 TEST_F(ServerLoad, OnceCountsOnlyAnAuthenticatedSession) {
