@@ -69,6 +69,12 @@ nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, doubl
   if (d.status != 0) d = run({"rpm", "-q", "--qf", "%{VERSION}-%{RELEASE}", "rdma-core"});
   env["rdma_core"] =
       d.status == 0 && !trim(d.out).empty() ? nlohmann::json(trim(d.out)) : nlohmann::json(nullptr);
+  CommandOutput n = run({"nproc"});
+  const std::string cpus = trim(n.out);
+  env["cpus"] = n.status == 0 && !cpus.empty() && cpus.size() < 7 &&
+                        cpus.find_first_not_of("0123456789") == std::string::npos
+                    ? nlohmann::json(std::stoul(cpus))
+                    : nlohmann::json(nullptr);
   CommandOutput dev = run({rdmabench, "devices", "--json"});
   nlohmann::json devices = nlohmann::json::parse(dev.out, nullptr, false);
   if (dev.status == 0 && !devices.is_discarded()) {

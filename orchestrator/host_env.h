@@ -1,7 +1,8 @@
 #pragma once
 // Before a campaign: every host must be reachable and run its rdmabench (`rdmabench --version`)
 // within the connect timeout; then its environment is captured once (DIR/env/<host>.json): the
-// kernel (`uname -a`), the rdma-core package version and `rdmabench devices --json`.
+// kernel (`uname -a`), the rdma-core package version, the online CPUs (`nproc`: a fabric's
+// "auto" cap of flows per host) and `rdmabench devices --json`.
 #include <nlohmann/json.hpp>
 #include <string>
 

@@ -3,57 +3,26 @@
 #include <chrono>
 
 #include "harness/error.h"
-#include "workloads/result.h"
+#include "orchestrator/job_output.h"
 
 namespace rdmabench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kReadyTag = "RDMABENCH_SERVER_READY ";
-
-std::string tail(const std::string& text, size_t max_chars = 1500) {
-  std::string t = text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  if (t.size() > max_chars) t = "..." + t.substr(t.size() - max_chars);
-  return t;
-}
-
-std::string last_line(const std::string& text) {
-  std::string t = tail(text, 100000);
-  size_t nl = t.rfind('\n');
-  return nl == std::string::npos ? t : t.substr(nl + 1);
-}
-
-// The JSON of the ready line, or null when it has not arrived.
-nlohmann::json find_ready(const std::string& out) {
-  size_t pos = 0;
-  while ((pos = out.find(kReadyTag, pos)) != std::string::npos) {
-    if (pos == 0 || out[pos - 1] == '\n') {
-      size_t end = out.find('\n', pos);
-      if (end == std::string::npos) return nullptr;  // not complete yet
-      size_t start = pos + std::char_traits<char>::length(kReadyTag);
-      nlohmann::json j = nlohmann::json::parse(out.substr(start, end - start), nullptr, false);
-      if (!j.is_discarded() && j.is_object()) return j;
-    }
-    ++pos;
-  }
-  return nullptr;
-}
-
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", s);
-  return buf;
-}
-
 }  // namespace
 
-std::vector<std::string> server_argv(const HostSpec& h) {
+std::vector<std::string> server_argv(const HostSpec& h, size_t sessions) {
   std::vector<std::string> a = {h.rdmabench, "server"};
   if (!h.device.empty()) a.insert(a.end(), {"-d", h.device});
   if (h.gid_index) a.insert(a.end(), {"-x", std::to_string(*h.gid_index)});
-  a.insert(a.end(), {"-p", "0", "--once"});
+  a.insert(a.end(), {"-p", "0"});
+  if (sessions == 1) {
+    a.emplace_back("--once");
+  } else {
+    const std::string n = std::to_string(sessions);
+    a.insert(a.end(), {"--sessions", n, "--max-sessions", n});
+  }
   return a;
 }
 
@@ -83,13 +52,7 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
     o.ok = ok;
     o.server_log = server ? server->err() : "";
     o.client_log = client ? client->err() : "";
-    if (!ok) {
-      o.error = why;
-      if (!tail(o.server_log).empty())
-        o.error += "\n--- server stderr (" + sh + ") ---\n" + tail(o.server_log);
-      if (!tail(o.client_log).empty())
-        o.error += "\n--- client stderr (" + ch + ") ---\n" + tail(o.client_log);
-    }
+    if (!ok) o.error = failure_text(why, sh, o.server_log, ch, o.client_log);
     o.duration_s = std::chrono::duration<double>(Clock::now() - t0).count();
     return o;
   };
@@ -110,35 +73,22 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
       pump({&server->process()}, 200);
       ready = find_ready(server->out());
       if (!ready.is_null()) break;
-      const std::string why = last_line(server->err());
-      return finish(false, "the server on " + sh + " exited before it was ready (" +
-                               server->process().status_text() + ")" +
-                               (why.empty() ? "" : ": " + why));
+      return finish(false, server_exit_reason(*server, sh));
     }
     if (ctx.stop.load()) return finish(false, "interrupted");
     if (timed_out())
       return finish(false, "timed out after " + seconds_text(ctx.timeout_s) +
                                " s waiting for the server's ready line on " + sh);
   }
-  if (!ready.contains("port") || !ready["port"].is_number_unsigned())
-    return finish(false, "the server on " + sh + " announced no port: " + ready.dump());
   if (ready.contains("pid") && ready["pid"].is_number_integer())
     server->set_reported_pid(ready["pid"].get<long>());
-  std::string address = ctx.pair.connect_address;
-  if (address.empty()) {
-    if (!ready.contains("address") || !ready["address"].is_string() ||
-        ready["address"].get<std::string>().empty())
-      return finish(false, "the server on " + sh +
-                               " announced no address (set connect_address): " + ready.dump());
-    address = ready["address"].get<std::string>();
-  }
+  const Endpoint ep = server_endpoint(ready, ctx.pair.connect_address, sh);
+  if (!ep.error.empty()) return finish(false, ep.error);
 
   // Client.
   try {
-    client = ctx.client.start(
-        client_argv(ctx.pair.client, address, std::to_string(ready["port"].get<uint64_t>()),
-                    p.workload_options),
-        ctx.token);
+    client = ctx.client.start(client_argv(ctx.pair.client, ep.address, ep.port, p.workload_options),
+                              ctx.token);
   } catch (const Error& e) {
     return finish(false, "cannot start the client on " + ch + ": " + e.what());
   }
@@ -157,25 +107,8 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
   const auto server_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
   while (server->running() && Clock::now() < server_deadline) pump({&server->process()}, 100);
 
-  const int status = client->process().status();
-  nlohmann::json doc = nlohmann::json::parse(client->out(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    const std::string why = last_line(client->err());
-    return finish(false, "the client on " + ch + " failed (" + client->process().status_text() +
-                             ")" + (why.empty() ? "" : ": " + why));
-  }
-  o.document = doc;
-  try {
-    RunResult r = run_result_from_json(doc);
-    if (!r.error.empty())
-      return finish(false, "the run failed (" + client->process().status_text() + "): " + r.error);
-  } catch (const ConfigError& e) {
-    return finish(false, std::string("the client's result document is invalid: ") + e.what());
-  }
-  if (status != 0)
-    return finish(false,
-                  "the client on " + ch + " failed (" + client->process().status_text() + ")");
-  return finish(true, "");
+  const std::string why = judge_client(*client, ch, o.document);
+  return finish(why.empty(), why);
 }
 
 }  // namespace rdmabench

@@ -22,8 +22,9 @@ struct PointOutcome {
   double duration_s = 0;
 };
 
-// argv of both ends (the client's address and port come from the server's ready line).
-std::vector<std::string> server_argv(const HostSpec& h);
+// argv of both ends (the client's address and port come from the server's ready line). A server
+// serving `sessions` clients at once (a fabric round) runs with --sessions, one with --once.
+std::vector<std::string> server_argv(const HostSpec& h, size_t sessions = 1);
 std::vector<std::string> client_argv(const HostSpec& h, const std::string& address,
                                      const std::string& port,
                                      const std::vector<std::string>& workload);

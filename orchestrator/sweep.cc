@@ -23,12 +23,14 @@
 #include "orchestrator/campaign.h"
 #include "orchestrator/cliff.h"
 #include "orchestrator/dry_run.h"
+#include "orchestrator/fabric_run.h"
 #include "orchestrator/host_env.h"
 #include "orchestrator/launcher.h"
 #include "orchestrator/point_id.h"
 #include "orchestrator/point_runner.h"
 #include "orchestrator/progress.h"
 #include "orchestrator/resume.h"
+#include "orchestrator/round_runner.h"
 #include "workloads/result.h"
 
 namespace rdmabench {
@@ -190,10 +192,6 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     print_dry_run(out, c, x, launchers, done, dir);
     return 0;
   }
-  if (c.fabric)
-    throw ConfigError(opt.campaign_file + ": /fabric", "(a fabric campaign)",
-                      "--dry-run only, for now: running a fabric's rounds is not built yet "
-                      "(orchestrator/README.md, \"Fabric campaigns\")");
 
   // Points to run now.
   std::vector<const Point*> todo;
@@ -215,6 +213,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   out << "; results in " << dir << std::endl;
 
   // Hosts: reachable, rdmabench runs; environment once. In parallel, one thread per host.
+  std::map<std::string, unsigned> host_cpus;  // online CPUs, where `nproc` told
   {
     std::mutex mu;
     std::vector<std::string> failures;
@@ -225,6 +224,10 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
         try {
           for (const auto& path : use.paths) check_host(l, path, c.connect_timeout_s + 5);
           nlohmann::json env = capture_host_env(l, use.rdmabench, c.connect_timeout_s + 20);
+          if (env["cpus"].is_number_unsigned()) {
+            std::lock_guard<std::mutex> lock(mu);
+            host_cpus[host] = env["cpus"].get<unsigned>();
+          }
           write_file_atomic(dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
           if (env.contains("devices_error"))
             err << "rdmabench: warning: " + host + ": 'rdmabench devices --json' failed: " +
@@ -267,7 +270,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   size_t finished = 0, failed = 0, next_hint = 0;
   unsigned active_workers = 0;
 
-  auto record = [&](const Point& p, const PointOutcome& o) {
+  auto record = [&](const Point& p, const PointOutcome& o, const nlohmann::json& extra) {
     const HostPair& pair = c.pairs[p.pair];
     const std::string base = dir + "/" + p.id;
     if (!o.server_log.empty())
@@ -281,6 +284,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
                             {"server_host", pair.server.host},
                             {"client_host", pair.client.host},
                             {"matrix", p.values}};
+    point.update(extra);
     std::string error = o.error;
     bool ok = o.ok;
     if (ok) {
@@ -355,7 +359,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       }
       bool ok = false;
       try {
-        ok = record(p, o);
+        ok = record(p, o, nlohmann::json::object());
       } catch (const std::exception& e) {
         progress.note(std::string("rdmabench: error: ") + e.what());
       }
@@ -371,8 +375,35 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     cv.notify_all();
   };
 
+  if (c.fabric) {
+    const FabricRun run = plan_fabric_run(c, todo, host_cpus);
+    if (!run.note.empty()) out << run.note << std::endl;
+    std::map<std::string, Launcher*> by_host;
+    for (auto& [h, l] : launchers) by_host[h] = l.get();
+    for (const FabricRun::Group& g : run.groups) {
+      if (stop.load()) break;
+      std::vector<RoundFlow> flows;
+      for (const FabricRun::Member& m : g.members) {
+        flows.push_back({m.point, &c.pairs[m.point->pair], m.server_name});
+        progress.started(m.point->id);
+      }
+      const std::vector<PointOutcome> outcomes =
+          run_round(flows, RoundContext{by_host, token, c.timeout_s, stop});
+      for (size_t i = 0; i < g.members.size(); ++i) {
+        bool ok = false;
+        try {
+          ok = record(*g.members[i].point, outcomes[i], g.members[i].fields);
+        } catch (const std::exception& e) {
+          progress.note(std::string("rdmabench: error: ") + e.what());
+        }
+        ++finished;
+        if (!ok) ++failed;
+      }
+    }
+  }
   const unsigned n_workers =
-      std::max(1U, std::min<unsigned>(opt.jobs, static_cast<unsigned>(todo.size())));
+      c.fabric ? 0U
+               : std::max(1U, std::min<unsigned>(opt.jobs, static_cast<unsigned>(todo.size())));
   std::vector<std::thread> workers;
   {
     std::lock_guard<std::mutex> lock(mu);

@@ -12,6 +12,7 @@
 
 #include "harness/error.h"
 #include "orchestrator/campaign.h"
+#include "orchestrator/fabric_run.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {
@@ -163,6 +164,49 @@ TEST(FabricCampaign, Hostfile) {
   expect_error(fabric_campaign({{"hostfile", "missing.txt"}, {"pattern", {{"pattern", "ring"}}}}),
                "/fabric/hostfile");
   rmdir(dir);
+}
+
+TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
+  const json hosts = json::parse(R"(["a", "b", "c", "d"])");
+  const json incast = {{"pattern", "incast"}, {"degrees", {3}}, {"targets", {0}}};
+  const Campaign c = parse(fabric_campaign({{"hosts", hosts}, {"pattern", incast}}));
+  const Expansion x = expand(c);
+  std::vector<const Point*> todo;
+  for (const auto& p : x.points) todo.push_back(&p);
+  // Without CPU counts: one round of 3 flows per combination (write, send).
+  FabricRun run = plan_fabric_run(c, todo, {});
+  ASSERT_EQ(run.groups.size(), 2u);
+  EXPECT_EQ(run.groups[0].members.size(), 3u);
+  EXPECT_NE(run.note.find("no host told its CPUs"), std::string::npos) << run.note;
+  for (const auto& m : run.groups[0].members) {
+    EXPECT_EQ(m.server_name, "a");
+    EXPECT_EQ(m.fields["fabric"]["round"], "incast 3->host0");
+    EXPECT_EQ(m.fields["fabric"]["flows_in_round"], 3);
+    EXPECT_EQ(m.fields["fabric"]["pattern"], "incast");
+    EXPECT_EQ(m.fields["fabric"]["server"], "a");
+  }
+  // "auto" with 2 CPUs on one host: 1 flow per host, so the round runs as 3 parts.
+  run = plan_fabric_run(c, todo, {{"a", 8}, {"b", 2}, {"c", 16}});
+  ASSERT_EQ(run.groups.size(), 6u);
+  EXPECT_EQ(run.note, "max flows per host: auto = 1 (the fewest CPUs, b: 2 CPUs, minus one)");
+  EXPECT_EQ(run.groups[1].members.at(0).fields["fabric"]["round"], "incast 3->host0 part 2/3");
+  // Same points, same ids: the split only regroups them.
+  size_t members = 0;
+  for (const auto& g : run.groups) members += g.members.size();
+  EXPECT_EQ(members, todo.size());
+  // An explicit cap wins over the CPUs.
+  const Campaign capped =
+      parse(fabric_campaign({{"hosts", hosts}, {"pattern", incast}, {"max_flows_per_host", 3}}));
+  const Expansion xc = expand(capped);
+  std::vector<const Point*> all;
+  for (const auto& p : xc.points) all.push_back(&p);
+  run = plan_fabric_run(capped, all, {{"a", 2}});
+  EXPECT_EQ(run.groups.size(), 2u);
+  EXPECT_EQ(run.note, "max flows per host: 3");
+  // Only what is still to run: a resumed round runs its missing flows.
+  run = plan_fabric_run(capped, {all[1], all[4]}, {});
+  ASSERT_EQ(run.groups.size(), 2u);
+  EXPECT_EQ(run.groups[0].members.size(), 1u);
 }
 
 TEST(FabricCampaign, ErrorsNameTheJsonPath) {

@@ -1,0 +1,32 @@
+#pragma once
+// What a fabric sweep runs, round by round: the points still to run grouped into the rounds
+// they measure in (the same repetition and workload combination), with the per-host cap
+// applied — "auto" becomes the fewest online CPUs of the fabric's hosts minus one (at least 1),
+// from the host check — and each point's fabric fields for its result document.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "orchestrator/campaign.h"
+
+namespace rdmabench {
+
+struct FabricRun {
+  struct Member {
+    const Point* point = nullptr;
+    std::string server_name;  // the fabric host that serves it
+    nlohmann::json fields;    // {"fabric": {pattern, round, round_index, flows_in_round, ...}}
+  };
+  struct Group {
+    std::vector<Member> members;  // one round's flows, run at once
+  };
+  std::vector<Group> groups;
+  std::string note;  // the cap applied, for the sweep's output
+};
+
+// `todo`: the points to run, in expansion order; `host_cpus`: online CPUs by HostSpec::host.
+FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& todo,
+                          const std::map<std::string, unsigned>& host_cpus);
+
+}  // namespace rdmabench

@@ -1,0 +1,34 @@
+#pragma once
+// One round of a fabric campaign: every flow in one measurement window. The round's server hosts
+// each start one `rdmabench server --sessions K` (K: the flows it serves), all at once; when
+// every ready line is in, every client starts, at once; then the round waits for all of them.
+// A server that fails to start fails its own flows only; the others run. Everything is bounded
+// by the campaign's timeout_s and the stop flag; at the end every process of the round is gone.
+#include <atomic>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "orchestrator/campaign.h"
+#include "orchestrator/launcher.h"
+#include "orchestrator/point_runner.h"
+
+namespace rdmabench {
+
+struct RoundFlow {
+  const Point* point = nullptr;
+  const HostPair* link = nullptr;  // the flow's link: both ends and the connect address
+  std::string server_name;         // the fabric host serving it (one server process each)
+};
+
+struct RoundContext {
+  std::map<std::string, Launcher*> launchers;  // by HostSpec::host
+  std::string token;
+  double timeout_s = 300;
+  const std::atomic<bool>& stop;
+};
+
+// The outcomes, in the order of `flows`.
+std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const RoundContext& ctx);
+
+}  // namespace rdmabench

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Testbed test: fabric campaigns with the local launcher, four "hosts" sharing the guest's rxe0,
+#   testbed/softroce run -- tests/orchestrator/fabric_sweep_test.sh RDMABENCH CHECK_RESULTS
+# (RDMABENCH_TEST_DEVICE/ADDR/GID_INDEX set).
+#   1. configs/fabric-local.json (pairwise, both directions): --dry-run lists 6 rounds of 2 flows
+#      and 12 points, the same on every call; the sweep runs them all ok with --verify; every
+#      ordered pair of hosts is measured exactly once; the flows of a round share no host; each
+#      result carries its fabric fields (pattern, round, server, client) matching the dry run.
+#   2. incast 3 -> 1 (max_flows_per_host 3), write and send: one round per op, its 3 flows served
+#      by one server process (--sessions 3).
+# Fails (never skips) without the testbed.
+set -u
+BIN=${1:?usage: fabric_sweep_test.sh RDMABENCH CHECK_RESULTS}
+CHECK=${2:?usage: fabric_sweep_test.sh RDMABENCH CHECK_RESULTS}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+CFG=$SRC/configs/fabric-local.json
+T=$(mktemp -d "${TMPDIR:-/tmp}/rb-sweep-fabric.XXXXXX")
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+step() { echo "=== $*" >&2; }
+show() { sed 's/^/    | /' "$@" >&2; }
+[ -n "${RDMABENCH_TEST_DEVICE:-}" ] || fail "RDMABENCH_TEST_DEVICE is not set: run this inside testbed/softroce run"
+
+step "1. pairwise: the dry run lists the rounds; the sweep measures every link once, round by round"
+"$BIN" sweep "$CFG" --dry-run >"$T/dry1.out" 2>&1 || { show "$T/dry1.out"; fail "dry run exited with $?"; }
+"$BIN" sweep "$CFG" --dry-run >"$T/dry2.out" 2>&1 || fail "second dry run exited with $?"
+show "$T/dry1.out"
+cmp -s "$T/dry1.out" "$T/dry2.out" || fail "two dry runs of the same fabric differ"
+grep -q '^fabric: 4 hosts, pattern pairwise (both directions.*6 round(s), 12 flow(s)' "$T/dry1.out" ||
+    fail "no fabric summary in the dry run"
+[ "$(grep -c '^  [0-9]/6 pairwise ' "$T/dry1.out")" = 6 ] || fail "expected 6 rounds in the dry run"
+grep -o '^  [0-9]*/12 [^ ]*' "$T/dry1.out" | awk '{print $2}' >"$T/dry.ids"
+[ "$(sort -u "$T/dry.ids" | wc -l)" = 12 ] || fail "expected 12 distinct point ids"
+"$BIN" sweep "$CFG" --out "$T/p" >"$T/run.out" 2>"$T/run.err"
+rc=$?
+show "$T/run.out" "$T/run.err"
+[ "$rc" = 0 ] || fail "fabric sweep exited with $rc"
+counts=$("$CHECK" "$T/p") || fail "results do not validate ($counts)"
+[ "$counts" = "ok=12 failed=0 skipped=0 results=12 lines=12 envs=1" ] || fail "got: $counts"
+python3 - "$T/p" "$T/dry.ids" "$T/dry1.out" <<'PY' || fail "the results do not match the fabric's rounds"
+import glob, itertools, json, re, sys
+d, ids, dry = sys.argv[1], open(sys.argv[2]).read().split(), open(sys.argv[3]).read()
+docs = [json.load(open(f)) for f in glob.glob(d + "/*.json")]
+assert sorted(x["point"]["point_id"] for x in docs) == sorted(ids), "ids differ from the dry run"
+rounds = {}
+for x in docs:
+    f = x["point"]["fabric"]
+    assert f["pattern"] == "pairwise" and f["flows_in_round"] == 2, f
+    assert x["point"]["host_pair"] == f["client"] + " -> " + f["server"], x["point"]
+    assert not x.get("error"), x.get("error")
+    rounds.setdefault((f["round_index"], f["round"]), []).append((f["client"], f["server"]))
+links = sorted(l for flows in rounds.values() for l in flows)
+hosts = ["l1", "l2", "l3", "l4"]
+assert links == sorted(itertools.permutations(hosts, 2)), links
+assert len(rounds) == 6, rounds
+for (i, label), flows in rounds.items():
+    used = [h for f in flows for h in f]
+    assert len(used) == len(set(used)), ("a host in two flows of one round", label, flows)
+    listed = "  %d/6 %s: %s" % (i + 1, label, ", ".join("%s -> %s" % f for f in flows))
+    other = "  %d/6 %s: %s" % (i + 1, label, ", ".join("%s -> %s" % f for f in reversed(flows)))
+    assert listed in dry or other in dry, ("round not as in the dry run", listed)
+print("pairwise: 12 links in 6 rounds, as planned")
+PY
+
+step "2. incast 3 -> 1: one server serves the round's 3 clients at once"
+python3 - "$CFG" "$T/incast.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["name"] = "fabric-incast"
+c["fabric"]["pattern"] = {"pattern": "incast", "degrees": [3], "targets": [0]}
+c["fabric"]["max_flows_per_host"] = 3
+c["matrix"]["op"] = ["write", "send"]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+"$BIN" sweep "$T/incast.json" --out "$T/i" >"$T/irun.out" 2>"$T/irun.err"
+rc=$?
+show "$T/irun.out" "$T/irun.err"
+[ "$rc" = 0 ] || fail "incast sweep exited with $rc"
+counts=$("$CHECK" "$T/i") || fail "incast results do not validate ($counts)"
+[ "$counts" = "ok=6 failed=0 skipped=0 results=6 lines=6 envs=1" ] || fail "got: $counts"
+for log in "$T"/i/logs/*.server.log; do
+    # The round's three sessions, all in one server's log: one process served them (--sessions 3;
+    # that it serves them concurrently is ServerLoad.SessionsServesNAtOnceThenExits's job).
+    [ "$(grep -c '^session with .*: ' "$log")" = 3 ] && [ "$(grep -c ' done$' "$log")" = 3 ] ||
+        { show "$log"; fail "expected the 3 sessions of the round in $log"; }
+done
+python3 - "$T/i" <<'PY' || fail "incast results lack their fabric fields"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    p = json.load(open(f))["point"]
+    assert p["fabric"]["pattern"] == "incast" and p["fabric"]["server"] == "l1", p
+    assert p["fabric"]["flows_in_round"] == 3 and p["fabric"]["round"] == "incast 3->host0", p
+print("incast: 2 rounds of 3 flows into l1, one server each")
+PY
+rm -rf "$T"
+echo "fabric sweeps: ok"
