@@ -33,6 +33,7 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
       rounds = plan_rounds(f.hosts.size(), f.pattern, cap);
     }
   }
+  run.rounds = rounds.size();
   // A flow of the campaign's plan -> the round it runs in now (a split may have moved it).
   std::map<std::pair<std::string, std::string>, std::pair<uint32_t, Flow>> where;
   for (const Round& r : rounds)

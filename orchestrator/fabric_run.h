@@ -22,7 +22,8 @@ struct FabricRun {
     std::vector<Member> members;  // one round's flows, run at once
   };
   std::vector<Group> groups;
-  std::string note;  // the cap applied, for the sweep's output
+  size_t rounds = 0;  // rounds in the plan as run (after the cap's split)
+  std::string note;   // the cap applied, for the sweep's output
 };
 
 // `todo`: the points to run, in expansion order; `host_cpus`: online CPUs by HostSpec::host.

@@ -31,6 +31,7 @@
 #include "orchestrator/progress.h"
 #include "orchestrator/resume.h"
 #include "orchestrator/round_runner.h"
+#include "orchestrator/round_summary.h"
 #include "workloads/result.h"
 
 namespace rdmabench {
@@ -389,6 +390,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       }
       const std::vector<PointOutcome> outcomes =
           run_round(flows, RoundContext{by_host, token, c.timeout_s, stop});
+      std::vector<RoundFlowResult> results;
       for (size_t i = 0; i < g.members.size(); ++i) {
         bool ok = false;
         try {
@@ -398,7 +400,15 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
         }
         ++finished;
         if (!ok) ++failed;
+        const nlohmann::json& f = g.members[i].fields["fabric"];
+        results.push_back({f["server"], f["client"], ok ? outcomes[i].document : nullptr});
       }
+      const nlohmann::json& first = g.members.front().fields["fabric"];
+      const nlohmann::ordered_json summary =
+          round_record(first["round"], first["round_index"], g.members.front().point->repetition,
+                       g.members.front().point->values, results, utc_now());
+      writer.append(summary);
+      progress.note(round_line(summary, run.rounds));
     }
   }
   const unsigned n_workers =

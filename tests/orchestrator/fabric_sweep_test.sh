@@ -5,7 +5,9 @@
 #   1. configs/fabric-local.json (pairwise, both directions): --dry-run lists 6 rounds of 2 flows
 #      and 12 points, the same on every call; the sweep runs them all ok with --verify; every
 #      ordered pair of hosts is measured exactly once; the flows of a round share no host; each
-#      result carries its fabric fields (pattern, round, server, client) matching the dry run.
+#      result carries its fabric fields (pattern, round, server, client) matching the dry run;
+#      index.jsonl has a round record per round (total, per-host in/out, fairness, spread) and the
+#      sweep prints a line for each.
 #   2. incast 3 -> 1 (max_flows_per_host 3), write and send: one round per op, its 3 flows served
 #      by one server process (--sessions 3).
 # Fails (never skips) without the testbed.
@@ -38,7 +40,7 @@ rc=$?
 show "$T/run.out" "$T/run.err"
 [ "$rc" = 0 ] || fail "fabric sweep exited with $rc"
 counts=$("$CHECK" "$T/p") || fail "results do not validate ($counts)"
-[ "$counts" = "ok=12 failed=0 skipped=0 results=12 lines=12 envs=1" ] || fail "got: $counts"
+[ "$counts" = "ok=12 failed=0 skipped=0 results=12 lines=18 envs=1" ] || fail "got: $counts (12 points and 6 round records)"
 python3 - "$T/p" "$T/dry.ids" "$T/dry1.out" <<'PY' || fail "the results do not match the fabric's rounds"
 import glob, itertools, json, re, sys
 d, ids, dry = sys.argv[1], open(sys.argv[2]).read().split(), open(sys.argv[3]).read()
@@ -61,8 +63,20 @@ for (i, label), flows in rounds.items():
     listed = "  %d/6 %s: %s" % (i + 1, label, ", ".join("%s -> %s" % f for f in flows))
     other = "  %d/6 %s: %s" % (i + 1, label, ", ".join("%s -> %s" % f for f in reversed(flows)))
     assert listed in dry or other in dry, ("round not as in the dry run", listed)
-print("pairwise: 12 links in 6 rounds, as planned")
+records = [json.loads(l) for l in open(d + "/index.jsonl") if '"record"' in l]
+assert len(records) == 6, records
+for r in records:
+    assert r["record"] == "round" and r["flows"] == 2 and r["ok"] == 2 and r["failed"] == 0, r
+    (s,) = r["sizes"]
+    assert s["size"] == 4096 and s["flows"] == 2 and s["total_gbps"] > 0, s
+    assert 0.5 <= s["jain"] <= 1.0 + 1e-9, s
+    assert s["gbps"]["min"] <= s["gbps"]["median"] <= s["gbps"]["max"], s
+    assert abs(sum(h["in_gbps"] for h in s["hosts"].values()) - s["total_gbps"]) < 1e-6, s
+    assert abs(sum(h["out_gbps"] for h in s["hosts"].values()) - s["total_gbps"]) < 1e-6, s
+    assert ("%d/6 %s" % (r["round_index"] + 1, r["round"])) in dry, r
+print("pairwise: 12 links in 6 rounds, as planned; a round record each")
 PY
+[ "$(grep -c "^round [1-6]/6 'pairwise" "$T/run.err")" = 6 ] || fail "the sweep did not print a line per round"
 
 step "2. incast 3 -> 1: one server serves the round's 3 clients at once"
 python3 - "$CFG" "$T/incast.json" <<'PY'
@@ -79,7 +93,7 @@ rc=$?
 show "$T/irun.out" "$T/irun.err"
 [ "$rc" = 0 ] || fail "incast sweep exited with $rc"
 counts=$("$CHECK" "$T/i") || fail "incast results do not validate ($counts)"
-[ "$counts" = "ok=6 failed=0 skipped=0 results=6 lines=6 envs=1" ] || fail "got: $counts"
+[ "$counts" = "ok=6 failed=0 skipped=0 results=6 lines=8 envs=1" ] || fail "got: $counts (6 points and 2 round records)"
 for log in "$T"/i/logs/*.server.log; do
     # The round's three sessions, all in one server's log: one process served them (--sessions 3;
     # that it serves them concurrently is ServerLoad.SessionsServesNAtOnceThenExits's job).
@@ -92,6 +106,12 @@ for f in glob.glob(sys.argv[1] + "/*.json"):
     p = json.load(open(f))["point"]
     assert p["fabric"]["pattern"] == "incast" and p["fabric"]["server"] == "l1", p
     assert p["fabric"]["flows_in_round"] == 3 and p["fabric"]["round"] == "incast 3->host0", p
+for l in open(sys.argv[1] + "/index.jsonl"):
+    r = json.loads(l)
+    if r.get("record") == "round":
+        (s,) = r["sizes"]
+        assert r["ok"] == 3 and s["hosts"]["l1"]["in_gbps"] == s["total_gbps"], r
+        assert s["hosts"]["l1"]["out_gbps"] == 0 and s["hosts"]["l2"]["in_gbps"] == 0, r
 print("incast: 2 rounds of 3 flows into l1, one server each")
 PY
 rm -rf "$T"

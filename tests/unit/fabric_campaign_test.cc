@@ -13,6 +13,7 @@
 #include "harness/error.h"
 #include "orchestrator/campaign.h"
 #include "orchestrator/fabric_run.h"
+#include "orchestrator/round_summary.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {
@@ -207,6 +208,38 @@ TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
   run = plan_fabric_run(capped, {all[1], all[4]}, {});
   ASSERT_EQ(run.groups.size(), 2u);
   EXPECT_EQ(run.groups[0].members.size(), 1u);
+}
+
+TEST(RoundSummary, TotalsHostsFairnessAndSpread) {
+  EXPECT_TRUE(jain_index({}).is_null());
+  EXPECT_TRUE(jain_index({0, 0}).is_null());
+  EXPECT_DOUBLE_EQ(jain_index({3, 3, 3}).get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(jain_index({4, 0, 0, 0}).get<double>(), 0.25);  // one takes all: 1/n
+  EXPECT_DOUBLE_EQ(jain_index({1, 2}).get<double>(), 9.0 / 10.0);
+  auto doc = [](double gbps, double p50) {
+    return json{{"results", {{{"size", 4096}, {"gbps", gbps}, {"latency", {{"p50", p50}}}}}}};
+  };
+  // b -> a and c -> a at 1 and 3 Gb/s, d -> c failed.
+  const auto r =
+      round_record("incast 2->host0", 4, 2, json{{"op", "write"}},
+                   {{"a", "b", doc(1, 5000)}, {"a", "c", doc(3, 7000)}, {"c", "d", nullptr}},
+                   "2026-11-25T00:00:00Z");
+  EXPECT_EQ(r["record"], "round");
+  EXPECT_EQ(r["flows"], 3);
+  EXPECT_EQ(r["ok"], 2);
+  EXPECT_EQ(r["failed"], 1);
+  const auto& s = r["sizes"].at(0);
+  EXPECT_EQ(s["size"], 4096);
+  EXPECT_DOUBLE_EQ(s["total_gbps"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(s["jain"].get<double>(), 16.0 / 20.0);
+  EXPECT_DOUBLE_EQ(s["gbps"]["median"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(s["p50_ns"]["max"].get<double>(), 7000.0);
+  EXPECT_DOUBLE_EQ(s["hosts"]["a"]["in_gbps"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(s["hosts"]["c"]["out_gbps"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(s["hosts"]["c"]["in_gbps"].get<double>(), 0.0);  // its own flow failed
+  EXPECT_EQ(round_line(r, 6),
+            "round 5/6 'incast 2->host0': 2 ok, 1 failed; 4K: total 4 Gb/s, flows 1/2/3 "
+            "(min/median/max), fairness 0.8, p50 6 us (median)");
 }
 
 TEST(FabricCampaign, ErrorsNameTheJsonPath) {

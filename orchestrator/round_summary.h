@@ -1,0 +1,31 @@
+#pragma once
+// The aggregate of one fabric round that ran (issue 18, item 3): for each message size, over the
+// flows that succeeded, the total Gb/s, each host's in and out Gb/s, Jain's fairness index over
+// the flows' Gb/s ((sum x)^2 / (n sum x^2): 1 when all are equal, 1/n when one takes all), the
+// min / median / max flow, and in latency mode the min / median / max of the flows' p50. Written
+// to index.jsonl as a {"record": "round"} line (orchestrator/README.md) and printed as a line.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace rdmabench {
+
+struct RoundFlowResult {
+  std::string server;  // fabric host names
+  std::string client;
+  nlohmann::json document;  // the client's result document; null when the flow failed
+};
+
+// `label`, `index`: the round as run; `values`: its workload (matrix values).
+nlohmann::ordered_json round_record(const std::string& label, uint32_t index, unsigned repetition,
+                                    const nlohmann::json& values,
+                                    const std::vector<RoundFlowResult>& flows,
+                                    const std::string& time);
+
+// Jain's fairness index of `x` (null for no values or all zero).
+nlohmann::json jain_index(const std::vector<double>& x);
+
+// One line for the sweep's output: "round 3/6 'pairwise 3/3': 2 ok, 0 failed; 4K: total ...".
+std::string round_line(const nlohmann::ordered_json& record, size_t rounds);
+
+}  // namespace rdmabench
