@@ -17,12 +17,8 @@ CHECK=${2:?usage: fabric_sweep_test.sh RDMABENCH CHECK_RESULTS}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 CFG=$SRC/configs/fabric-local.json
 T=$(mktemp -d "${TMPDIR:-/tmp}/rb-sweep-fabric.XXXXXX")
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-step() { echo "=== $*" >&2; }
-show() { sed 's/^/    | /' "$@" >&2; }
+# shellcheck source=tests/orchestrator/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 [ -n "${RDMABENCH_TEST_DEVICE:-}" ] || fail "RDMABENCH_TEST_DEVICE is not set: run this inside testbed/softroce run"
 
 step "1. pairwise: the dry run lists the rounds; the sweep measures every link once, round by round"

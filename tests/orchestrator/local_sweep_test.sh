@@ -10,12 +10,8 @@ BIN=${1:?usage: local_sweep_test.sh RDMABENCH CHECK_RESULTS}
 CHECK=${2:?usage: local_sweep_test.sh RDMABENCH CHECK_RESULTS}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/rb-sweep-local.XXXXXX")
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-step() { echo "=== $*" >&2; }
-show() { sed 's/^/    | /' "$@" >&2; }
+# shellcheck source=tests/orchestrator/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 [ -n "${RDMABENCH_TEST_DEVICE:-}" ] || fail "RDMABENCH_TEST_DEVICE is not set: run this inside testbed/softroce run"
 
 # leftovers: rdmabench server/client processes still running (waits up to $1 s for them to go).

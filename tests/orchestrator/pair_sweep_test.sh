@@ -19,12 +19,8 @@ CHECK=${2:?usage: pair_sweep_test.sh RDMABENCH CHECK_RESULTS}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SOFTROCE=$ROOT/testbed/softroce
 
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-step() { echo "=== $*" >&2; }
-show() { sed 's/^/    | /' "$@" >&2; }
+# shellcheck source=tests/orchestrator/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 for tool in ssh python3 pgrep timeout; do
     command -v "$tool" >/dev/null || fail "$tool not found"
 done

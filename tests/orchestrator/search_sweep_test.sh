@@ -12,12 +12,8 @@ CHECK=${2:?usage: search_sweep_test.sh RDMABENCH CHECK_RESULTS}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 CFG=$SRC/configs/search-example.json
 T=$(mktemp -d "${TMPDIR:-/tmp}/rb-sweep-search.XXXXXX")
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-step() { echo "=== $*" >&2; }
-show() { sed 's/^/    | /' "$@" >&2; }
+# shellcheck source=tests/orchestrator/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 [ -n "${RDMABENCH_TEST_DEVICE:-}" ] || fail "RDMABENCH_TEST_DEVICE is not set: run this inside testbed/softroce run"
 BUDGET=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["search"]["budget"])' "$CFG")
 
