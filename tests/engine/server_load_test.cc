@@ -133,12 +133,15 @@ class LogDrain {
     if (t_.joinable()) t_.join();
     return text_;
   }
-  // Whether `what` appeared in the log within `seconds`.
-  bool wait_for(const std::string& what, int seconds) {
+  // Whether `what` appeared in the log (at least `times` times) within `seconds`.
+  bool wait_for(const std::string& what, int seconds, int times = 1) {
     for (int i = 0; i < seconds * 10; ++i) {
       {
         const std::lock_guard<std::mutex> lock(mu_);
-        if (text_.find(what) != std::string::npos) return true;
+        int seen = 0;
+        for (size_t at = text_.find(what); at != std::string::npos; at = text_.find(what, at + 1))
+          ++seen;
+        if (seen >= times) return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -273,9 +276,11 @@ TEST_F(ServerLoad, StrangersDoNotLockLegitimateClientsOut) {
 TEST_F(ServerLoad, ConcurrentSessionsUpToTheCapThenBusy) {
   auto srv = server({"--max-sessions", "2"});
   LogDrain drain(*srv);
-  Background a(client({"--op", "write", "-s", "4K", "-D", "6", "--warmup-time", "0.5"}), true);
-  Background b(client({"--op", "write", "-s", "4K", "-D", "6", "--warmup-time", "0.5"}), true);
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  Background a(client({"--op", "write", "-s", "4K", "-D", "25", "--warmup-time", "0.5"}), true);
+  Background b(client({"--op", "write", "-s", "4K", "-D", "25", "--warmup-time", "0.5"}), true);
+  // Both sessions begun (their start lines logged: each counted as running) before the third
+  // client: a slow start (a sanitizer build) must not let the third one in first.
+  ASSERT_TRUE(drain.wait_for(" size(s), ", 120, 2)) << drain.text();
   const auto t0 = std::chrono::steady_clock::now();
   RunOutput busy = run(client({"--op", "write", "-n", "100"}), 60);
   const double answered =
@@ -292,9 +297,9 @@ TEST_F(ServerLoad, ConcurrentSessionsUpToTheCapThenBusy) {
 TEST_F(ServerLoad, SessionsServesNAtOnceThenExits) {
   auto srv = server({"--sessions", "2"});
   LogDrain drain(*srv);
-  Background a(client({"--op", "write", "-s", "4K", "-D", "5", "--warmup-time", "0.5"}), true);
-  Background b(client({"--op", "send", "-s", "4K", "-D", "5", "--warmup-time", "0.5"}), true);
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  Background a(client({"--op", "write", "-s", "4K", "-D", "25", "--warmup-time", "0.5"}), true);
+  Background b(client({"--op", "send", "-s", "4K", "-D", "25", "--warmup-time", "0.5"}), true);
+  ASSERT_TRUE(drain.wait_for(" size(s), ", 120, 2)) << drain.text();  // both begun
   RunOutput late = run(client({"--op", "write", "-n", "100"}), 60);
   EXPECT_EQ(late.status, 5) << late.err;
   EXPECT_NE(late.err.find("it serves 2 sessions (--sessions)"), std::string::npos) << late.err;
