@@ -156,6 +156,9 @@ void ServerSession::run_size(const nlohmann::json& start) {
   };
   std::vector<uint64_t> posted;
   try {
+    // A line a size: a long sweep's progress shows in the server's log (and a test can time a
+    // fault to land in the measurement, whatever the setup cost).
+    log_.line("session with " + chan_.peer() + ": size " + std::to_string(size) + " started");
     chan_.send(to_message(StartedMsg{}));
     nlohmann::json fin = wait_client(&control, &out);
     if (fin[kMessageType] != PostedMsg::kFinish)

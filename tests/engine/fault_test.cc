@@ -50,12 +50,11 @@ class Faults : public ::testing::Test {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
-  // Runs a client in the background, kills the server `delay` after the session began (the
-  // server logs "session with" on reading the client's hello), and checks the client fails in
-  // bounded time naming `phase` and the cause. The delay leaves the session's setup (seconds on
-  // the emulated testbed) far behind, so the kill lands in the intended phase; counting from the
-  // hello, not from the client's start, keeps a slow client start-up (a sanitizer build on the
-  // emulated CPU takes over 10 s) out of it.
+  // Runs a client in the background, kills the server `delay` after the size began (the server
+  // logs "size N started" when the client asks for it, after the session's setup), and checks
+  // the client fails in bounded time naming `phase` and the cause. Counting from that line, not
+  // from the client's start or its hello, keeps a slow start-up or setup (a sanitizer build or a
+  // loaded emulated CPU takes over 10 s) out of it; the delay leaves the short warm-up behind.
   void kill_server_during(std::vector<std::string> workload, double delay_s,
                           const std::string& phase) {
     std::string port;
@@ -64,9 +63,9 @@ class Faults : public ::testing::Test {
     args.insert(args.end(), {"--timeout", "3"});
     Background cli(args, true);
     std::string line;
-    while ((line = srv->line()).find("session with") == std::string::npos && !line.empty()) {
+    while ((line = srv->line()).find(" started") == std::string::npos && !line.empty()) {
     }
-    ASSERT_FALSE(line.empty()) << "the server ended before the session began";
+    ASSERT_FALSE(line.empty()) << "the server ended before the size began";
     std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(delay_s * 1000)));
     srv->kill_now(SIGKILL);
     auto t0 = std::chrono::steady_clock::now();
@@ -120,28 +119,27 @@ class Faults : public ::testing::Test {
 };
 
 TEST_F(Faults, ServerKilledDuringBwMeasurement) {
-  kill_server_during({"--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12,
+  kill_server_during({"--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 6,
                      "measurement");
 }
 
 TEST_F(Faults, ServerKilledDuringSendBwMeasurement) {
-  kill_server_during({"--op", "send", "-s", "1K", "-D", "60", "--warmup-time", "0.2"}, 12,
+  kill_server_during({"--op", "send", "-s", "1K", "-D", "60", "--warmup-time", "0.2"}, 6,
                      "measurement");
 }
 
 TEST_F(Faults, ServerKilledDuringWarmup) {
-  kill_server_during({"--op", "write", "-s", "4K", "-D", "5", "--warmup-time", "60"}, 12,
-                     "warm-up");
+  kill_server_during({"--op", "write", "-s", "4K", "-D", "5", "--warmup-time", "60"}, 6, "warm-up");
 }
 
 TEST_F(Faults, ServerKilledDuringLatMeasurement) {
   kill_server_during(
-      {"--op", "send", "--mode", "lat", "-s", "64", "-D", "60", "--warmup-time", "0.2"}, 12,
+      {"--op", "send", "--mode", "lat", "-s", "64", "-D", "60", "--warmup-time", "0.2"}, 6,
       "measurement");
 }
 
 TEST_F(Faults, ServerKilledDuringRdmaCmMeasurement) {
-  kill_server_during({"-R", "--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 12,
+  kill_server_during({"-R", "--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 6,
                      "measurement");
 }
 

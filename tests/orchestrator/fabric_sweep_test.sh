@@ -93,7 +93,7 @@ counts=$("$CHECK" "$T/i") || fail "incast results do not validate ($counts)"
 for log in "$T"/i/logs/*.server.log; do
     # The round's three sessions, all in one server's log: one process served them (--sessions 3;
     # that it serves them concurrently is ServerLoad.SessionsServesNAtOnceThenExits's job).
-    [ "$(grep -c '^session with .*: ' "$log")" = 3 ] && [ "$(grep -c ' done$' "$log")" = 3 ] ||
+    [ "$(grep -c '^session with .* size(s), ' "$log")" = 3 ] && [ "$(grep -c ' done$' "$log")" = 3 ] ||
         { show "$log"; fail "expected the 3 sessions of the round in $log"; }
 done
 python3 - "$T/i" <<'PY' || fail "incast results lack their fabric fields"
