@@ -13,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -21,8 +22,12 @@
 #include <thread>
 #include <vector>
 
+#include "harness/cm.h"
 #include "harness/oob_channel.h"
+#include "harness/version.h"
 #include "tests/engine/process.h"
+#include "workloads/fabric.h"
+#include "workloads/session_messages.h"
 
 namespace rdmabench::test {
 namespace {
@@ -83,6 +88,31 @@ long rss_kib(pid_t pid) {
   while (f >> key)
     if (key == "VmRSS:" && f >> v) return v;
   return -1;
+}
+
+// A stranger's rdma_cm connect request to addr:port, with `private_data` (none when empty) and
+// no QP of its own: returns the event it got ("RDMA_CM_EVENT_REJECTED" when turned away).
+std::string cm_stranger(const std::string& addr, uint16_t port,
+                        const std::vector<uint8_t>& private_data) {
+  constexpr std::chrono::milliseconds kWait(20000);
+  CmChannelPtr ch = create_cm_channel();
+  CmIdPtr id = create_cm_id(ch.get());
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons(port);
+  inet_pton(AF_INET, addr.c_str(), &sin.sin_addr);
+  if (rdma_resolve_addr(id.get(), nullptr, reinterpret_cast<sockaddr*>(&sin), 5000) != 0)
+    return "rdma_resolve_addr failed";
+  cm_expect(ch.get(), RDMA_CM_EVENT_ADDR_RESOLVED, kWait, "the stranger's address");
+  if (rdma_resolve_route(id.get(), 5000) != 0) return "rdma_resolve_route failed";
+  cm_expect(ch.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, kWait, "the stranger's route");
+  rdma_conn_param cp{};
+  cp.qp_num = 0x4242;  // no QP: a request is all a stranger needs to send
+  cp.retry_count = 7;
+  cp.private_data = private_data.empty() ? nullptr : private_data.data();
+  cp.private_data_len = static_cast<uint8_t>(private_data.size());
+  if (rdma_connect(id.get(), &cp) != 0) return "rdma_connect failed";
+  return rdma_event_str(cm_next(ch.get(), kWait, "the stranger's connect").type);
 }
 
 class ServerLoad : public ::testing::Test {
@@ -331,13 +361,54 @@ TEST_F(ServerLoad, HalfOpenClientIsDetectedAndServerGoesOn) {
   auto srv = server({});
   LogDrain drain(*srv);
   Background c(client({"--op", "write", "-s", "4K", "-D", "60", "--timeout", "3"}), true);
-  ASSERT_TRUE(drain.wait_for("session with", 60)) << drain.text();
+  ASSERT_TRUE(drain.wait_for(" started", 120)) << drain.text();
   std::this_thread::sleep_for(std::chrono::seconds(3));  // into the measurement
   ::kill(c.pid(), SIGSTOP);
   EXPECT_TRUE(drain.wait_for("went silent", 60)) << "the server did not notice the silence";
   ::kill(c.pid(), SIGKILL);
   ::kill(c.pid(), SIGCONT);
   RunOutput next = run(client({"--op", "write", "-n", "100", "--verify"}), 120);
+  EXPECT_EQ(next.status, 0) << next.err;
+}
+
+// The rdma_cm listener of a session: it is reachable by anyone who finds its port (`rdma
+// resource show cm_id` lists it), so it accepts only requests carrying the session's nonce.
+// The test is the session's client, speaking the protocol itself: between the server's accept
+// (which names the port and the nonce) and its own connect, strangers send requests without
+// private data and with a wrong nonce; each is rejected, the session connects and ends cleanly,
+// and the server names the rejected requests in its log and serves the next client.
+TEST_F(ServerLoad, RdmaCmListenerRejectsStrangersAndTheSessionConnects) {
+  auto srv = server({"--token", "secret"});
+  LogDrain drain(*srv);
+  Workload w;
+  w.connect = ConnectMethod::kRdmaCm;
+  w.sizes = {4096};
+  constexpr std::chrono::milliseconds kWait(60000);
+  OobChannel chan = OobChannel::connect(addr_, static_cast<uint16_t>(port_), kWait);
+  chan.send(to_message(HelloMsg{kVersion, "secret", w, std::nullopt}));
+  const AcceptMsg accept = parse_accept(chan.expect(AcceptMsg::kType, kWait), true);
+  ASSERT_NE(accept.cm_port, 0);
+  EXPECT_EQ(cm_stranger(addr_, accept.cm_port, {}), "RDMA_CM_EVENT_REJECTED");
+  std::vector<uint8_t> wrong(16, 0);  // QP index 0, and a nonce that is not the session's
+  const uint64_t bad_nonce = accept.cm_nonce ^ 1;
+  std::memcpy(wrong.data() + 8, &bad_nonce, sizeof bad_nonce);
+  EXPECT_EQ(cm_stranger(addr_, accept.cm_port, wrong), "RDMA_CM_EVENT_REJECTED");
+  {
+    Fabric fab(w, LocalSettings{dev_, 1, std::stoi(gid_), ""}, true);
+    fab.cm_connect(addr_, accept.cm_port, accept.cm_nonce, kWait);
+    chan.send(to_message(EndpointsMsg{fab.local_side()}));
+    fab.set_remote(parse_endpoints(chan.expect(EndpointsMsg::kType, kWait)).side);
+    fab.post_initial_receives();
+    chan.send(to_message(ReadyMsg{}));
+    chan.expect(ReadyMsg::kType, kWait);
+    chan.send(to_message(ByeMsg{}));
+    chan.expect(ByeMsg::kType, kWait);
+  }
+  EXPECT_TRUE(
+      drain.wait_for("rejected 2 rdma_cm connect request(s) without the session's nonce", 60))
+      << drain.text();
+  EXPECT_TRUE(drain.wait_for(" done", 60)) << drain.text();
+  RunOutput next = run(client({"-R", "--token", "secret", "-n", "200", "--verify"}), 120);
   EXPECT_EQ(next.status, 0) << next.err;
 }
 
