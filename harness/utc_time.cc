@@ -13,4 +13,10 @@ std::string utc_now() {
   return buf;
 }
 
+double realtime_unix_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 }  // namespace rdmabench

@@ -1,6 +1,7 @@
 #include "orchestrator/round_summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -26,6 +27,20 @@ std::string number(double v) {
 
 }  // namespace
 
+std::optional<Overlap> window_overlap(const std::vector<std::pair<double, double>>& windows) {
+  if (windows.empty()) return std::nullopt;
+  double latest_start = windows.front().first;
+  double earliest_end = windows.front().second;
+  double longest = 0;
+  for (const auto& [start, end] : windows) {
+    latest_start = std::max(latest_start, start);
+    earliest_end = std::min(earliest_end, end);
+    longest = std::max(longest, end - start);
+  }
+  const double common = std::max(0.0, earliest_end - latest_start);
+  return Overlap{longest > 0 ? common / longest : 1.0, common};
+}
+
 nlohmann::json jain_index(const std::vector<double>& x) {
   double sum = 0;
   double squares = 0;
@@ -44,6 +59,8 @@ nlohmann::ordered_json round_record(const std::string& label, uint32_t index, un
   struct SizeAgg {
     std::vector<double> gbps;
     std::vector<double> p50;
+    std::vector<std::pair<double, double>> windows;  // on the controller's clock
+    double uncertainty = 0;
     std::map<std::string, std::pair<double, double>> hosts;  // in, out
   };
   std::map<uint64_t, SizeAgg> sizes;
@@ -60,9 +77,16 @@ nlohmann::ordered_json round_record(const std::string& label, uint32_t index, un
       a.hosts[f.client].second += g;
       if (r.contains("latency") && r["latency"].is_object() && r["latency"].contains("p50"))
         a.p50.push_back(r["latency"]["p50"].get<double>());
+      if (r.contains("window") && r["window"].is_object()) {
+        const auto& w = r["window"];
+        a.windows.emplace_back(w["start_unix_s"].get<double>() - f.clock_offset_s,
+                               w["end_unix_s"].get<double>() - f.clock_offset_s);
+        a.uncertainty = std::max(a.uncertainty, f.clock_uncertainty_s);
+      }
     }
   }
   nlohmann::ordered_json per_size = nlohmann::ordered_json::array();
+  nlohmann::json overlap_min = nullptr;
   for (const auto& [size, a] : sizes) {
     double total = 0;
     for (double g : a.gbps) total += g;
@@ -72,6 +96,13 @@ nlohmann::ordered_json round_record(const std::string& label, uint32_t index, un
                                 {"jain", jain_index(a.gbps)},
                                 {"gbps", spread(a.gbps)}};
     if (!a.p50.empty()) s["p50_ns"] = spread(a.p50);
+    if (const auto o = window_overlap(a.windows)) {
+      s["overlap"] = o->fraction;
+      s["common_window_s"] = o->common_s;
+      s["clock_uncertainty_s"] = a.uncertainty;
+      if (overlap_min.is_null() || o->fraction < overlap_min.get<double>())
+        overlap_min = o->fraction;
+    }
     nlohmann::ordered_json hosts = nlohmann::ordered_json::object();
     for (const auto& [h, io] : a.hosts) hosts[h] = {{"in_gbps", io.first}, {"out_gbps", io.second}};
     s["hosts"] = hosts;
@@ -86,6 +117,8 @@ nlohmann::ordered_json round_record(const std::string& label, uint32_t index, un
           {"ok", ok},
           {"failed", flows.size() - ok},
           {"sizes", per_size},
+          {"overlap_min", overlap_min},
+          {"overlap_low", !overlap_min.is_null() && overlap_min.get<double>() < kMinOverlap},
           {"time", time}};
 }
 
@@ -103,7 +136,12 @@ std::string round_line(const nlohmann::ordered_json& record, size_t rounds) {
     if (!s["jain"].is_null()) line += ", fairness " + number(s["jain"].get<double>());
     if (s.contains("p50_ns"))
       line += ", p50 " + number(s["p50_ns"]["median"].get<double>() / 1000) + " us (median)";
+    if (s.contains("overlap"))
+      line += ", overlap " + std::to_string(std::lround(s["overlap"].get<double>() * 100)) + " %";
   }
+  if (record.value("overlap_low", false))
+    line += " - OVERLAP BELOW " + std::to_string(std::lround(kMinOverlap * 100)) +
+            " %: the flows did not measure together";
   return line;
 }
 

@@ -22,6 +22,7 @@
 #include "harness/utc_time.h"
 #include "orchestrator/campaign.h"
 #include "orchestrator/cliff.h"
+#include "orchestrator/clock_offset.h"
 #include "orchestrator/dry_run.h"
 #include "orchestrator/fabric_run.h"
 #include "orchestrator/host_env.h"
@@ -214,7 +215,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   out << "; results in " << dir << std::endl;
 
   // Hosts: reachable, rdmabench runs; environment once. In parallel, one thread per host.
-  std::map<std::string, unsigned> host_cpus;  // online CPUs, where `nproc` told
+  std::map<std::string, unsigned> host_cpus;       // online CPUs, where `nproc` told
+  std::map<std::string, ClockOffset> host_clocks;  // each host's clock against this one's
   {
     std::mutex mu;
     std::vector<std::string> failures;
@@ -225,9 +227,14 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
         try {
           for (const auto& path : use.paths) check_host(l, path, c.connect_timeout_s + 5);
           nlohmann::json env = capture_host_env(l, use.rdmabench, c.connect_timeout_s + 20);
-          if (env["cpus"].is_number_unsigned()) {
+          const ClockOffset clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
+          env["clock_offset"] = {{"offset_s", clock.offset_s},
+                                 {"uncertainty_s", clock.uncertainty_s},
+                                 {"samples", clock.samples}};
+          {
             std::lock_guard<std::mutex> lock(mu);
-            host_cpus[host] = env["cpus"].get<unsigned>();
+            host_clocks[host] = clock;
+            if (env["cpus"].is_number_unsigned()) host_cpus[host] = env["cpus"].get<unsigned>();
           }
           write_file_atomic(dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
           if (env.contains("devices_error"))
@@ -401,7 +408,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
         ++finished;
         if (!ok) ++failed;
         const nlohmann::json& f = g.members[i].fields["fabric"];
-        results.push_back({f["server"], f["client"], ok ? outcomes[i].document : nullptr});
+        const ClockOffset& clock = host_clocks[c.pairs[g.members[i].point->pair].client.host];
+        results.push_back({f["server"], f["client"], ok ? outcomes[i].document : nullptr,
+                           clock.offset_s, clock.uncertainty_s});
       }
       const nlohmann::json& first = g.members.front().fields["fabric"];
       const nlohmann::ordered_json summary =

@@ -125,6 +125,10 @@ void to_json(nlohmann::json& j, const SizeResult& r) {
                       {"max_send_lag_ns", r.open_loop->max_send_lag_ns}};
   else
     j["open_loop"] = nullptr;
+  if (r.window)
+    j["window"] = {{"start_unix_s", r.window->start_unix_s}, {"end_unix_s", r.window->end_unix_s}};
+  else
+    j["window"] = nullptr;
 }
 
 SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path) {
@@ -192,6 +196,9 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
           OpenLoopResult{num(o.at("rate")), num(o.at("achieved_rate")), json_uint(o.at("sends")),
                          json_uint(o.at("late_sends")), num(o.at("max_send_lag_ns"))};
     }
+    if (j.contains("window") && !j.at("window").is_null())
+      r.window = MeasurementWindow{num(j.at("window").at("start_unix_s")),
+                                   num(j.at("window").at("end_unix_s"))};
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(path, "(result)", std::string("a valid size result: ") + e.what());

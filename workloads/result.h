@@ -71,6 +71,13 @@ struct OpenLoopResult {        // --rate: the schedule and how well the sender k
   double max_send_lag_ns = 0;  // largest delay of a send behind its intended time
 };
 
+// When a size's measurement ran, on the client host's realtime clock (Unix seconds; the
+// orchestrator corrects it by the host's clock offset to line up flows of several hosts).
+struct MeasurementWindow {
+  double start_unix_s = 0;
+  double end_unix_s = 0;
+};
+
 struct SizeResult {
   uint64_t size = 0;
   uint64_t iterations = 0;  // measured operations per QP (count mode)
@@ -90,8 +97,9 @@ struct SizeResult {
   uint64_t send_post_calls = 0;            // the client's ibv_post_send calls (warm-up included)
   uint64_t recv_post_calls = 0;            // the server's receive re-post calls (warm-up included)
   std::optional<OpenLoopResult> open_loop;
-  bool verified = false;  // --verify ran and passed
-  std::string error;      // "" when the point succeeded
+  std::optional<MeasurementWindow> window;  // absent in documents written before it
+  bool verified = false;                    // --verify ran and passed
+  std::string error;                        // "" when the point succeeded
 };
 
 struct ClockInfo {

@@ -238,6 +238,12 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   }
   r.bytes = r.ops * size;
   r.seconds = clock_.to_ns(t1 - t0) / 1e9;
+  // The window on the realtime clock: ticks counted back from one reading of both, now.
+  const uint64_t tick_now = clock_.now();
+  const double unix_now = realtime_unix_s();
+  if (t1 >= t0 && tick_now >= t1)
+    r.window = MeasurementWindow{unix_now - clock_.to_ns(tick_now - t0) / 1e9,
+                                 unix_now - clock_.to_ns(tick_now - t1) / 1e9};
   r.gbps = gbps(r.bytes, r.seconds);
   r.mmsg_per_s = mmsg_per_s(r.ops, r.seconds);
   r.iterations = w_.duration_s > 0 ? r.ops / w_.total_qps() : plan.iterations;

@@ -6,8 +6,10 @@
 #      and 12 points, the same on every call; the sweep runs them all ok with --verify; every
 #      ordered pair of hosts is measured exactly once; the flows of a round share no host; each
 #      result carries its fabric fields (pattern, round, server, client) matching the dry run;
-#      index.jsonl has a round record per round (total, per-host in/out, fairness, spread) and the
-#      sweep prints a line for each.
+#      index.jsonl has a round record per round (total, per-host in/out, fairness, spread, the
+#      overlap of the flows' measurement windows as the results' windows give it) and the sweep
+#      prints a line for each; each result's window spans its measured seconds; the host's
+#      clock offset (one clock here) lies within its uncertainty.
 #   2. incast 3 -> 1 (max_flows_per_host 3), write and send: one round per op, its 3 flows served
 #      by one server process (--sessions 3).
 # Fails (never skips) without the testbed.
@@ -70,7 +72,24 @@ for r in records:
     assert abs(sum(h["in_gbps"] for h in s["hosts"].values()) - s["total_gbps"]) < 1e-6, s
     assert abs(sum(h["out_gbps"] for h in s["hosts"].values()) - s["total_gbps"]) < 1e-6, s
     assert ("%d/6 %s" % (r["round_index"] + 1, r["round"])) in dry, r
-print("pairwise: 12 links in 6 rounds, as planned; a round record each")
+    # The overlap of the round's measurement windows, as the results' windows give it (the
+    # hosts share this guest's clock: offsets within their uncertainty, ~0).
+    wins = [x["results"][0]["window"] for x in docs
+            if x["point"]["fabric"]["round_index"] == r["round_index"]]
+    common = min(w["end_unix_s"] for w in wins) - max(w["start_unix_s"] for w in wins)
+    longest = max(w["end_unix_s"] - w["start_unix_s"] for w in wins)
+    assert 0 <= s["overlap"] <= 1 and r["overlap_min"] == s["overlap"], r
+    assert abs(s["overlap"] - max(common, 0) / longest) < 0.01, (s, wins)
+    assert r["overlap_low"] == (s["overlap"] < 0.9), r
+for x in docs:
+    (res,) = x["results"]
+    w = res["window"]
+    assert abs((w["end_unix_s"] - w["start_unix_s"]) - res["seconds"]) < 1e-3, res
+    assert abs(w["start_unix_s"] - __import__("time").time()) < 3600, w  # a real Unix time
+env = json.load(open(glob.glob(d + "/env/*.json")[0]))
+o = env["clock_offset"]
+assert o["samples"] == 5 and abs(o["offset_s"]) <= o["uncertainty_s"] + 1e-6, o
+print("pairwise: 12 links in 6 rounds, as planned; a round record each, with its overlap")
 PY
 [ "$(grep -c "^round [1-6]/6 'pairwise" "$T/run.err")" = 6 ] || fail "the sweep did not print a line per round"
 

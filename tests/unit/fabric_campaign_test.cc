@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include "harness/error.h"
 #include "orchestrator/campaign.h"
+#include "orchestrator/clock_offset.h"
 #include "orchestrator/fabric_run.h"
 #include "orchestrator/round_summary.h"
 #include "tests/unit/test_util.h"
@@ -240,6 +242,60 @@ TEST(RoundSummary, TotalsHostsFairnessAndSpread) {
   EXPECT_EQ(round_line(r, 6),
             "round 5/6 'incast 2->host0': 2 ok, 1 failed; 4K: total 4 Gb/s, flows 1/2/3 "
             "(min/median/max), fairness 0.8, p50 6 us (median)");
+}
+
+TEST(RoundSummary, WindowsOverlapOnTheControllersClock) {
+  EXPECT_FALSE(window_overlap({}).has_value());
+  EXPECT_DOUBLE_EQ(window_overlap({{10, 20}})->fraction, 1.0);
+  // Common 12..20 of the longest, 10 s: 0.8.
+  const auto o = window_overlap({{10, 20}, {12, 21}, {11, 20.5}});
+  EXPECT_DOUBLE_EQ(o->fraction, 0.8);
+  EXPECT_DOUBLE_EQ(o->common_s, 8.0);
+  EXPECT_DOUBLE_EQ(window_overlap({{0, 1}, {2, 3}})->fraction, 0.0);  // one after the other
+  auto doc = [](double start, double end) {
+    return json{{"results",
+                 {{{"size", 64},
+                   {"gbps", 1.0},
+                   {"window", {{"start_unix_s", start}, {"end_unix_s", end}}}}}}};
+  };
+  // b's clock runs 5 s ahead of the controller's: corrected, both flows ran 100..110.
+  const auto aligned = round_record(
+      "pairwise 1/3", 0, 1, json::object(),
+      {{"a", "b", doc(105, 115), 5.0, 0.002}, {"b", "a", doc(100, 110), 0.0, 0.001}}, "t");
+  EXPECT_DOUBLE_EQ(aligned["sizes"][0]["overlap"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(aligned["sizes"][0]["clock_uncertainty_s"].get<double>(), 0.002);
+  EXPECT_FALSE(aligned["overlap_low"].get<bool>());
+  // Uncorrected, the same windows overlap by half: the round is marked, and its line says so.
+  const auto apart = round_record("pairwise 1/3", 0, 1, json::object(),
+                                  {{"a", "b", doc(105, 115)}, {"b", "a", doc(100, 110)}}, "t");
+  EXPECT_DOUBLE_EQ(apart["overlap_min"].get<double>(), 0.5);
+  EXPECT_TRUE(apart["overlap_low"].get<bool>());
+  EXPECT_NE(round_line(apart, 3).find("overlap 50 % - OVERLAP BELOW 90 %"), std::string::npos)
+      << round_line(apart, 3);
+  // Documents without windows (older engines): no overlap figures, nothing marked.
+  const auto none =
+      round_record("r", 0, 1, json::object(),
+                   {{"a", "b", json{{"results", {{{"size", 64}, {"gbps", 1.0}}}}}}}, "t");
+  EXPECT_TRUE(none["overlap_min"].is_null());
+  EXPECT_FALSE(none["overlap_low"].get<bool>());
+}
+
+TEST(ClockOffset, TheShortestRoundTripCounts) {
+  EXPECT_FALSE(best_offset({}).has_value());
+  // Host 2 s ahead; the second sample's round trip (0.2 s) is the shortest.
+  const auto o = best_offset({{100.0, 102.9, 101.0}, {200.0, 202.1, 200.2}, {300, 302.5, 300.6}});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_NEAR(o->offset_s, 2.0, 1e-9);
+  EXPECT_NEAR(o->uncertainty_s, 0.1, 1e-9);
+  EXPECT_EQ(o->samples, 3u);
+}
+
+TEST(ClockOffset, ThisHostsOwnClockIsWithinTheUncertainty) {
+  const auto l = make_local_launcher();
+  const ClockOffset o = measure_clock_offset(*l, 3, 30);
+  EXPECT_EQ(o.samples, 3u);
+  // One clock on both ends: the reading lies inside the round trip, so |offset| <= half of it.
+  EXPECT_LE(std::abs(o.offset_s), o.uncertainty_s + 1e-6);
 }
 
 TEST(FabricCampaign, ErrorsNameTheJsonPath) {

@@ -124,6 +124,7 @@ RunResult sample_run() {
   ok.reverse =
       DirectionResult{1900, 1900 * 64, 0.0030, gbps(1900 * 64, 0.0030), mmsg_per_s(1900, 0.0030)};
   ok.verified = true;
+  ok.window = MeasurementWindow{1795000000.123456, 1795000000.125456};
 
   SizeResult failed;
   failed.size = 4096;
@@ -186,12 +187,16 @@ TEST(ResultJsonTest, RunResultRoundTripThroughText) {
   EXPECT_EQ(a.threads[1].cpu.sys_s, r.results[0].threads[1].cpu.sys_s);
   ASSERT_TRUE(a.reverse.has_value());
   EXPECT_EQ(a.reverse->ops, 1900u);
+  ASSERT_TRUE(a.window.has_value());
+  EXPECT_EQ(a.window->start_unix_s, 1795000000.123456);
+  EXPECT_EQ(a.window->end_unix_s, 1795000000.125456);
 
   const SizeResult& b = back.results[1];
   EXPECT_EQ(b.size, 4096u);
   EXPECT_EQ(b.error, r.results[1].error);
   EXPECT_FALSE(b.latency.has_value());
   EXPECT_FALSE(b.reverse.has_value());
+  EXPECT_FALSE(b.window.has_value());
   EXPECT_TRUE(b.threads.empty());
 }
 
