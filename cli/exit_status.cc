@@ -1,5 +1,9 @@
 #include "cli/exit_status.h"
 
+#include "orchestrator/sweep.h"
+
+static_assert(rdmabench::kExitBadLink == rdmabench::kSweepBadLink);
+
 namespace rdmabench {
 
 int exit_status(RunResult::Failure f) noexcept {
@@ -30,6 +34,8 @@ std::string exit_status_help() {
          "  3    the server refused: token, or a workload its device cannot run\n"
          "  4    timeout: the peer or the completions stopped answering\n"
          "  5    the server is busy (all the sessions it may serve are running)\n"
+         "  6    sweep: every point ran, but a fabric link was judged bad (its verdicts in"
+         " index.jsonl)\n"
          "  130  interrupted (SIGINT)\n";
 }
 

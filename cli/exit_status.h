@@ -14,6 +14,7 @@ inline constexpr int kExitBadInput = 2;       // bad command line, config or wor
 inline constexpr int kExitRefused = 3;        // the server refused: token, workload, its device
 inline constexpr int kExitTimeout = 4;        // the peer or the completions stopped answering
 inline constexpr int kExitBusy = 5;           // the server serves all the sessions it may
+inline constexpr int kExitBadLink = 6;        // sweep: every point ran, a fabric link is bad
 inline constexpr int kExitInterrupted = 130;  // SIGINT (the shell's 128 + 2)
 
 int exit_status(RunResult::Failure f) noexcept;

@@ -113,8 +113,9 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
                         const std::string& base_dir, const std::string& self_exe) {
   if (!j.is_object())
     throw ConfigError(path, brief_json(j),
-                      "an object {\"hosts\" or \"hostfile\", \"pattern\", \"max_flows_per_host\"}");
-  check_keys(j, path, {"hosts", "hostfile", "pattern", "max_flows_per_host"});
+                      "an object {\"hosts\" or \"hostfile\", \"pattern\", \"max_flows_per_host\", "
+                      "\"verdicts\"}");
+  check_keys(j, path, {"hosts", "hostfile", "pattern", "max_flows_per_host", "verdicts"});
   FabricSpec f;
   const auto hosts = j.find("hosts");
   const auto hostfile = j.find("hostfile");
@@ -158,6 +159,8 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
   f.pattern = parse_fabric_pattern(
       resolve_pair_names(require(j, "pattern", path, "the traffic pattern"), f.hosts, pattern_path),
       pattern_path);
+  if (auto it = j.find("verdicts"); it != j.end())
+    f.verdicts = parse_verdict_criteria(*it, path + "/verdicts");
   f.rounds = plan_rounds(f.hosts.size(), f.pattern,
                          f.max_flows_per_host.value_or(std::numeric_limits<uint32_t>::max()));
   return f;

@@ -10,6 +10,7 @@
 //     "hostfile": "hosts.txt",             (instead of "hosts")
 //     "pattern": {"pattern": "pairwise"},  (fabric_plan.h; "pairs" may name hosts by name)
 //     "max_flows_per_host": 3              (or "auto", the default)
+//     "verdicts": {"bw_fraction": 0.93}    (fabric_verdicts.h; all keys optional)
 //   }
 //
 // A host: a string (the ssh destination, or "local"), or an object with the keys of a host pair's
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "orchestrator/fabric_plan.h"
+#include "orchestrator/fabric_verdicts.h"
 #include "orchestrator/host_spec.h"
 
 namespace rdmabench {
@@ -45,6 +47,7 @@ struct FabricSpec {
   FabricPattern pattern;
   std::optional<uint32_t> max_flows_per_host;  // nullopt = "auto"
   std::vector<Round> rounds;                   // planned with the explicit cap (or none)
+  VerdictCriteria verdicts;                    // "verdicts" (fabric_verdicts.h)
 };
 
 // `path`: the block's JSON path ("/fabric"); `base_dir`: the campaign file's folder.

@@ -24,15 +24,14 @@
 #include "orchestrator/cliff.h"
 #include "orchestrator/clock_offset.h"
 #include "orchestrator/dry_run.h"
-#include "orchestrator/fabric_run.h"
+#include "orchestrator/fabric_sweep.h"
 #include "orchestrator/host_env.h"
 #include "orchestrator/launcher.h"
 #include "orchestrator/point_id.h"
+#include "orchestrator/point_recorder.h"
 #include "orchestrator/point_runner.h"
 #include "orchestrator/progress.h"
 #include "orchestrator/resume.h"
-#include "orchestrator/round_runner.h"
-#include "orchestrator/round_summary.h"
 #include "workloads/result.h"
 
 namespace rdmabench {
@@ -278,50 +277,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   size_t finished = 0, failed = 0, next_hint = 0;
   unsigned active_workers = 0;
 
-  auto record = [&](const Point& p, const PointOutcome& o, const nlohmann::json& extra) {
-    const HostPair& pair = c.pairs[p.pair];
-    const std::string base = dir + "/" + p.id;
-    if (!o.server_log.empty())
-      write_file_atomic(dir + "/logs/" + p.id + ".server.log", o.server_log);
-    if (!o.client_log.empty())
-      write_file_atomic(dir + "/logs/" + p.id + ".client.log", o.client_log);
-    nlohmann::json point = {{"campaign", c.name},
-                            {"point_id", p.id},
-                            {"repetition", p.repetition},
-                            {"host_pair", pair.name},
-                            {"server_host", pair.server.host},
-                            {"client_host", pair.client.host},
-                            {"matrix", p.values}};
-    point.update(extra);
-    std::string error = o.error;
-    bool ok = o.ok;
-    if (ok) {
-      nlohmann::json doc = o.document;
-      doc["point"] = point;
-      try {
-        write_file_atomic(base + ".json", doc.dump(2) + "\n");
-        std::error_code rm_ec;
-        fs::remove(dir + "/failed/" + p.id + ".json", rm_ec);
-      } catch (const std::exception& e) {
-        ok = false;
-        error = std::string("cannot write the result: ") + e.what();
-      }
-    } else if (o.document.is_object()) {
-      nlohmann::json doc = o.document;
-      doc["point"] = point;
-      make_dir(dir + "/failed");
-      write_file_atomic(dir + "/failed/" + p.id + ".json", doc.dump(2) + "\n");
-    }
-    writer.append(index_line({.point_id = p.id,
-                              .status = ok ? "ok" : "failed",
-                              .duration_s = o.duration_s,
-                              .error = error,
-                              .host_pair = pair.name,
-                              .repetition = p.repetition,
-                              .time = utc_now()}));
-    progress.finished(p.id, ok ? "ok" : "failed", o.duration_s, error);
-    return ok;
-  };
+  PointRecorder recorder(c, dir, writer, progress);
 
   auto worker = [&] {
     std::unique_lock<std::mutex> lock(mu);
@@ -367,7 +323,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       }
       bool ok = false;
       try {
-        ok = record(p, o, nlohmann::json::object());
+        ok = recorder.record(p, o, nlohmann::json::object());
       } catch (const std::exception& e) {
         progress.note(std::string("rdmabench: error: ") + e.what());
       }
@@ -383,42 +339,16 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     cv.notify_all();
   };
 
+  size_t bad_links = 0;
   if (c.fabric) {
-    const FabricRun run = plan_fabric_run(c, todo, host_cpus);
-    if (!run.note.empty()) out << run.note << std::endl;
     std::map<std::string, Launcher*> by_host;
     for (auto& [h, l] : launchers) by_host[h] = l.get();
-    for (const FabricRun::Group& g : run.groups) {
-      if (stop.load()) break;
-      std::vector<RoundFlow> flows;
-      for (const FabricRun::Member& m : g.members) {
-        flows.push_back({m.point, &c.pairs[m.point->pair], m.server_name});
-        progress.started(m.point->id);
-      }
-      const std::vector<PointOutcome> outcomes =
-          run_round(flows, RoundContext{by_host, token, c.timeout_s, stop});
-      std::vector<RoundFlowResult> results;
-      for (size_t i = 0; i < g.members.size(); ++i) {
-        bool ok = false;
-        try {
-          ok = record(*g.members[i].point, outcomes[i], g.members[i].fields);
-        } catch (const std::exception& e) {
-          progress.note(std::string("rdmabench: error: ") + e.what());
-        }
-        ++finished;
-        if (!ok) ++failed;
-        const nlohmann::json& f = g.members[i].fields["fabric"];
-        const ClockOffset& clock = host_clocks[c.pairs[g.members[i].point->pair].client.host];
-        results.push_back({f["server"], f["client"], ok ? outcomes[i].document : nullptr,
-                           clock.offset_s, clock.uncertainty_s});
-      }
-      const nlohmann::json& first = g.members.front().fields["fabric"];
-      const nlohmann::ordered_json summary =
-          round_record(first["round"], first["round_index"], g.members.front().point->repetition,
-                       g.members.front().point->values, results, utc_now());
-      writer.append(summary);
-      progress.note(round_line(summary, run.rounds));
-    }
+    const FabricSweepOutcome f =
+        run_fabric_sweep(todo, FabricSweepContext{c, x, dir, by_host, host_cpus, host_clocks, token,
+                                                  stop, recorder, writer, progress, out});
+    finished += f.finished;
+    failed += f.failed;
+    bad_links = f.bad_links;
   }
   const unsigned n_workers =
       c.fabric ? 0U
@@ -465,6 +395,11 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     err << "rdmabench: " << failed << " point(s) failed (see " << index_path
         << "); rerun them with --resume" << std::endl;
     return 1;
+  }
+  if (bad_links != 0) {
+    err << "rdmabench: " << bad_links << " link measurement(s) judged bad (the verdicts record in "
+        << index_path << ")" << std::endl;
+    return kSweepBadLink;
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 //      (DIR/env/<host>.json); stop with the host's name if one fails;
 //   4. run the points, at most one run per host at a time, up to N host pairs in parallel;
 //      write DIR/<point_id>.json (atomically) and append to DIR/index.jsonl as each finishes;
+//      a fabric runs its rounds instead, then judges every link (fabric_sweep.h);
 //   5. on SIGINT/SIGTERM (the `stop` flag): launch nothing more, stop what runs, keep results.
 #include <atomic>
 #include <iosfwd>
@@ -21,8 +22,12 @@ struct SweepOptions {
   unsigned jobs = 1;
 };
 
+// A fabric sweep whose points all ran but judged a link bad (cli/exit_status.h: kExitBadLink).
+inline constexpr int kSweepBadLink = 6;
+
 // Exit status: 0 when every point ran ok (or was skipped as invalid), 1 when a point failed or
-// a host check failed, 130 when interrupted. Throws ConfigError for a bad campaign or options.
+// a host check failed, kSweepBadLink when all ran but a fabric link was judged bad, 130 when
+// interrupted. Throws ConfigError for a bad campaign or options.
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& stop);
 

@@ -1,0 +1,56 @@
+#include "orchestrator/point_recorder.h"
+
+#include <filesystem>
+
+#include "harness/utc_time.h"
+#include "workloads/result.h"
+
+namespace rdmabench {
+
+bool PointRecorder::record(const Point& p, const PointOutcome& o, const nlohmann::json& extra) {
+  const HostPair& pair = c_.pairs[p.pair];
+  const std::string base = dir_ + "/" + p.id;
+  if (!o.server_log.empty())
+    write_file_atomic(dir_ + "/logs/" + p.id + ".server.log", o.server_log);
+  if (!o.client_log.empty())
+    write_file_atomic(dir_ + "/logs/" + p.id + ".client.log", o.client_log);
+  nlohmann::json point = {{"campaign", c_.name},
+                          {"point_id", p.id},
+                          {"repetition", p.repetition},
+                          {"host_pair", pair.name},
+                          {"server_host", pair.server.host},
+                          {"client_host", pair.client.host},
+                          {"matrix", p.values}};
+  point.update(extra);
+  std::string error = o.error;
+  bool ok = o.ok;
+  if (ok) {
+    nlohmann::json doc = o.document;
+    doc["point"] = point;
+    try {
+      write_file_atomic(base + ".json", doc.dump(2) + "\n");
+      std::error_code rm_ec;
+      std::filesystem::remove(dir_ + "/failed/" + p.id + ".json", rm_ec);
+    } catch (const std::exception& e) {
+      ok = false;
+      error = std::string("cannot write the result: ") + e.what();
+    }
+  } else if (o.document.is_object()) {
+    nlohmann::json doc = o.document;
+    doc["point"] = point;
+    std::error_code ec;
+    std::filesystem::create_directories(dir_ + "/failed", ec);
+    write_file_atomic(dir_ + "/failed/" + p.id + ".json", doc.dump(2) + "\n");
+  }
+  writer_.append(index_line({.point_id = p.id,
+                             .status = ok ? "ok" : "failed",
+                             .duration_s = o.duration_s,
+                             .error = error,
+                             .host_pair = pair.name,
+                             .repetition = p.repetition,
+                             .time = utc_now()}));
+  progress_.finished(p.id, ok ? "ok" : "failed", o.duration_s, error);
+  return ok;
+}
+
+}  // namespace rdmabench

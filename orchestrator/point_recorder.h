@@ -1,0 +1,32 @@
+#pragma once
+// What a sweep keeps of a point that ran: its result document (DIR/<id>.json, with the point's
+// campaign fields; a failed run's document, if any, in DIR/failed/), both ends' logs
+// (DIR/logs/), and its index line; all written atomically. One place for matrix and fabric
+// sweeps alike.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "orchestrator/campaign.h"
+#include "orchestrator/point_runner.h"
+#include "orchestrator/progress.h"
+#include "workloads/campaign_index.h"
+
+namespace rdmabench {
+
+class PointRecorder {
+ public:
+  PointRecorder(const Campaign& c, std::string dir, IndexWriter& writer, Progress& progress)
+      : c_(c), dir_(std::move(dir)), writer_(writer), progress_(progress) {}
+
+  // Returns whether the point succeeded (and its result was written). `extra`: more fields of
+  // the document's "point" object (a fabric flow's "fabric").
+  bool record(const Point& p, const PointOutcome& o, const nlohmann::json& extra);
+
+ private:
+  const Campaign& c_;
+  std::string dir_;
+  IndexWriter& writer_;
+  Progress& progress_;
+};
+
+}  // namespace rdmabench
