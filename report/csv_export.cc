@@ -24,12 +24,22 @@ std::string device_field(const nlohmann::json& d, const char* key) {
   return d[key].is_string() ? d[key].get<std::string>() : d[key].dump();
 }
 
+// A field of a sweep document's "point" ("" for a lone client's document).
+std::string point_field(const ResultFile& f, const char* key) {
+  return f.point.is_object() && f.point.contains(key) && f.point[key].is_string()
+             ? f.point[key].get<std::string>()
+             : "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& csv_columns() {
   static const std::vector<std::string> columns = {"file",
                                                    "start_time",
                                                    "server_address",
+                                                   "host_pair",
+                                                   "server_host",
+                                                   "client_host",
                                                    "op",
                                                    "qp",
                                                    "mode",
@@ -89,6 +99,9 @@ std::string results_csv(const std::vector<ResultFile>& runs) {
       std::vector<std::string> row = {f.path,
                                       r.start_time,
                                       r.server_address,
+                                      point_field(f, "host_pair"),
+                                      point_field(f, "server_host"),
+                                      point_field(f, "client_host"),
                                       std::string(to_string(w.op)),
                                       std::string(to_string(w.qp)),
                                       std::string(to_string(w.mode)),
@@ -113,7 +126,7 @@ std::string results_csv(const std::vector<ResultFile>& runs) {
                                       std::to_string(w.align),
                                       std::string(to_string(w.mr)),
                                       numa_text(w.numa),
-                                      field_value(r, "device").text,
+                                      field_value(f, "device").text,
                                       device_field(r.client_device, "transport"),
                                       device_field(r.client_device, "link_layer"),
                                       std::to_string(s.size),

@@ -62,7 +62,7 @@ std::string bytes_text(uint64_t size) {
 std::string context(const Runs& runs) {
   auto common = [&](const char* field) -> std::string {
     std::set<std::string> values;
-    for (const auto* r : runs) values.insert(field_value(r->run, field).text);
+    for (const auto* r : runs) values.insert(field_value(*r, field).text);
     return values.size() == 1 ? *values.begin() : "";
   };
   std::string qp = common("qp");

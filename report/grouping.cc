@@ -58,6 +58,9 @@ const std::vector<std::string>& series_fields() {
                                                   "device",
                                                   "transport",
                                                   "server_address",
+                                                  "host_pair",
+                                                  "server_host",
+                                                  "client_host",
                                                   "post_list",
                                                   "sge",
                                                   "max_rd_atomic",
@@ -93,7 +96,8 @@ std::string server_host(const std::string& address) {
   return host;
 }
 
-FieldValue field_value(const RunResult& r, std::string_view field) {
+FieldValue field_value(const ResultFile& f, std::string_view field) {
+  const RunResult& r = f.run;
   const Workload& w = r.workload;
   auto enum_value = [](auto v) {
     return FieldValue{static_cast<double>(v), std::string(to_string(v))};
@@ -116,6 +120,13 @@ FieldValue field_value(const RunResult& r, std::string_view field) {
   if (field == "device") return device_name(r);
   if (field == "transport") return {0, transport_label(r.client_device)};
   if (field == "server_address") return {0, server_host(r.server_address)};
+  if (field == "host_pair" || field == "server_host" || field == "client_host") {
+    // From the campaign's "point" (a sweep's documents); a lone client's document has none.
+    const std::string key(field);
+    if (f.point.is_object() && f.point.contains(key) && f.point[key].is_string())
+      return {0, f.point[key].get<std::string>()};
+    return {0, key + "=none"};
+  }
   if (field == "post_list") return number(field, w.post_list);
   if (field == "sge") return number(field, w.sge);
   if (field == "max_rd_atomic")
@@ -139,7 +150,7 @@ std::vector<std::string> varying_fields(const std::vector<const ResultFile*>& ru
   std::vector<std::string> out;
   for (const auto& f : series_fields()) {
     std::set<FieldValue> values;
-    for (const auto* r : runs) values.insert(field_value(r->run, f));
+    for (const auto* r : runs) values.insert(field_value(*r, f));
     if (values.size() > 1) out.push_back(f);
   }
   return out;
@@ -158,7 +169,7 @@ Grouping group_runs(const std::vector<const ResultFile*>& runs, const std::strin
     for (const auto& f : varying_fields(runs)) {
       if (f == group_by) continue;
       std::map<FieldValue, std::set<FieldValue>> seen;
-      for (const auto* r : runs) seen[field_value(r->run, group_by)].insert(field_value(r->run, f));
+      for (const auto* r : runs) seen[field_value(*r, group_by)].insert(field_value(*r, f));
       std::set<std::string> all;
       bool fixed = true;
       for (const auto& [key, values] : seen) {
@@ -179,7 +190,7 @@ Grouping group_runs(const std::vector<const ResultFile*>& runs, const std::strin
   std::map<std::vector<FieldValue>, std::vector<const ResultFile*>> by_key;
   for (const auto* r : runs) {
     std::vector<FieldValue> key;
-    for (const auto& f : g.fields) key.push_back(field_value(r->run, f));
+    for (const auto& f : g.fields) key.push_back(field_value(*r, f));
     by_key[key].push_back(r);
   }
   for (auto& [key, members] : by_key) {

@@ -21,8 +21,10 @@ struct FieldValue {
 // The parameters that can tell series apart, in display order: op, qp, mode, cq, inline_size,
 // tx_depth, threads, qps_per_thread, signal_every, bidir, srq, connect, device, transport
 // (of the client's device: "RoCE v2", "RoCE v1", "InfiniBand", "iWARP", from its transport,
-// link layer and GID type) and server_address (the server's host, without the port),
-// the engine knobs and tool (rdmabench, or perftest for documents converted by bench/vs-perftest).
+// link layer and GID type), server_address (the server's host, without the port), the
+// campaign's host_pair, server_host and client_host (from a sweep document's "point": host
+// pairs, and a fabric's links, are never merged into one series), the engine knobs and tool
+// (rdmabench, or perftest for documents converted by bench/vs-perftest).
 const std::vector<std::string>& series_fields();
 
 // Throws ConfigError("--group-by", field, <the allowed names>) unless field is one of them.
@@ -33,8 +35,8 @@ void check_series_field(const std::string& field);
 // not.
 std::string server_host(const std::string& address);
 
-// The value of `field` in `r` (field must be one of series_fields()).
-FieldValue field_value(const RunResult& r, std::string_view field);
+// The value of `field` in `f` (field must be one of series_fields()).
+FieldValue field_value(const ResultFile& f, std::string_view field);
 
 // The fields whose value is not the same in all `runs`.
 std::vector<std::string> varying_fields(const std::vector<const ResultFile*>& runs);

@@ -402,9 +402,9 @@ TEST(Grouping, GroupByRefusesOtherParametersVaryingWithinASeries) {
 }
 
 TEST(Grouping, TransportIsNamedFromTheDeviceInformation) {
-  RunResult r;
+  ResultFile r;
   auto label = [&](json d) {
-    r.client_device = std::move(d);
+    r.run.client_device = std::move(d);
     return field_value(r, "transport").text;
   };
   // rxe: InfiniBand transport over Ethernet with a RoCE v2 GID.
@@ -434,13 +434,31 @@ TEST(Grouping, TransportIsNamedFromTheDeviceInformation) {
 
 TEST(Grouping, ServerAddressIsTheHostWithoutThePort) {
   // A sweep starts every point's server on a free port: the series key is the host pair.
-  RunResult a, b;
-  a.server_address = "198.18.0.1:40001";
-  b.server_address = "198.18.0.1:40977";
+  ResultFile a, b;
+  a.run.server_address = "198.18.0.1:40001";
+  b.run.server_address = "198.18.0.1:40977";
   EXPECT_EQ(field_value(a, "server_address").text, "198.18.0.1");
   EXPECT_EQ(field_value(a, "server_address"), field_value(b, "server_address"));
-  b.server_address = "rb-host1";
+  b.run.server_address = "rb-host1";
   EXPECT_EQ(field_value(b, "server_address").text, "rb-host1");
+}
+
+TEST(Grouping, HostPairsOfASweepAreNeverOneSeries) {
+  // Two links into one server (a fabric's incast): the same server address and workload, told
+  // apart by the campaign's host fields, which vary and so make the series.
+  ResultFile a, b, lone;
+  a.run.server_address = b.run.server_address = "198.18.0.1:40001";
+  a.point = {{"host_pair", "l2 -> l1"}, {"server_host", "local"}, {"client_host", "h2"}};
+  b.point = {{"host_pair", "l3 -> l1"}, {"server_host", "local"}, {"client_host", "h3"}};
+  EXPECT_EQ(field_value(a, "host_pair").text, "l2 -> l1");
+  EXPECT_EQ(field_value(b, "client_host").text, "h3");
+  EXPECT_EQ(field_value(lone, "host_pair").text, "host_pair=none");  // `client --json`
+  const auto varying = varying_fields({&a, &b});
+  EXPECT_NE(std::find(varying.begin(), varying.end(), "host_pair"), varying.end());
+  EXPECT_NE(std::find(varying.begin(), varying.end(), "client_host"), varying.end());
+  EXPECT_EQ(std::find(varying.begin(), varying.end(), "server_host"), varying.end());
+  const Grouping g = group_runs({&a, &b}, "host_pair");
+  EXPECT_EQ(g.series.size(), 2u);
 }
 
 TEST(Grouping, GroupByNamesTheSeriesEvenWhenNothingVaries) {
@@ -641,6 +659,9 @@ TEST(Export, CsvHasOneRowPerDocumentAndSizeWithTheirValues) {
     EXPECT_EQ(c["mode"], doc["workload"]["mode"].get<std::string>());
     EXPECT_EQ(c["device"], doc["devices"]["client"]["name"].get<std::string>());
     EXPECT_EQ(c["server_address"], doc["server_address"].get<std::string>());
+    const json point = doc.value("point", json::object());
+    for (const char* col : {"host_pair", "server_host", "client_host"})
+      EXPECT_EQ(c[col], point.value(col, std::string())) << col;
     EXPECT_EQ(c["iterations"], std::to_string(r["iterations"].get<uint64_t>()));
     EXPECT_EQ(c["ops"], std::to_string(r["ops"].get<uint64_t>()));
     EXPECT_EQ(c["bytes"], std::to_string(r["bytes"].get<uint64_t>()));
