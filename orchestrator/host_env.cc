@@ -4,6 +4,7 @@
 
 #include "harness/error.h"
 #include "harness/utc_time.h"
+#include "harness/version.h"
 #include "orchestrator/shell_quote.h"
 
 namespace rdmabench {
@@ -46,6 +47,11 @@ std::string check_host(Launcher& l, const std::string& rdmabench, double timeout
   if (v.rfind("rdmabench ", 0) != 0)
     throw Error(l.host() + ": '" + cmd + "' is not rdmabench (it printed '" + last_lines(v, 120) +
                 "')");
+  // One version everywhere: the session protocol and the result documents follow it.
+  const std::string mine = std::string("rdmabench ") + kVersion;
+  if (v != mine)
+    throw Error(l.host() + ": '" + cmd + "' is " + last_lines(v, 120) + ", this controller is " +
+                mine + ": install the same version on every host");
   return v;
 }
 

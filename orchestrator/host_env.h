@@ -11,8 +11,9 @@
 
 namespace rdmabench {
 
-// Connects (ssh: the control master) and runs `rdmabench --version`. Returns the version line;
-// throws Error with the host and what went wrong.
+// Connects (ssh: the control master) and runs `rdmabench --version`, which must print this
+// controller's own version. Returns the version line; throws Error with the host and what went
+// wrong (unreachable, not rdmabench, another version).
 std::string check_host(Launcher& l, const std::string& rdmabench, double timeout_s);
 
 nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, double timeout_s);

@@ -2,7 +2,8 @@
 # CTest cli_basics (label unit, no device needed): small command-line behaviours of the rdmabench
 # binary on the host. `devices` with no RDMA device exits 1 (with one or more, 0); an option that
 # takes a file refuses a value that looks like an option; --help ends with the exit statuses; a
-# fabric campaign's --dry-run lists its rounds; a server takes --once or --sessions, not both.
+# fabric campaign's --dry-run lists its rounds; a server takes --once or --sessions, not both; a
+# sweep refuses a host whose rdmabench is another version.
 #   cli_basics_test.sh RDMABENCH
 set -u
 bin=$1
@@ -36,4 +37,14 @@ check server-once-and-sessions 2 "--once or --sessions, not both" "$bin" server 
 fabric=$(dirname "$0")/../../configs/fabric-pairwise.json
 check fabric-dry-run-rounds 0 "6/6 pairwise 3/3 swapped: rb-host4 -> rb-host3, rb-host1 -> rb-host2" \
   "$bin" sweep "$fabric" --dry-run
+check help-exit-bad-link 0 "6    sweep: every point ran, but a fabric link was judged bad" "$bin" --help
+# A host whose rdmabench is another version: the host check stops the sweep, naming both.
+tmp=$(mktemp -d)
+printf '#!/bin/sh\necho "rdmabench 0.0.1"\n' >"$tmp/old-rdmabench"
+chmod +x "$tmp/old-rdmabench"
+printf '{"name": "v", "hosts": [{"name": "p", "server": {"host": "local", "rdmabench": "%s"}, "client": {"host": "local"}}], "matrix": {"op": "write"}}\n' \
+  "$tmp/old-rdmabench" >"$tmp/v.json"
+check sweep-version-mismatch 1 "is rdmabench 0.0.1, this controller is rdmabench " \
+  "$bin" sweep "$tmp/v.json" --out "$tmp/out"
+rm -rf "$tmp"
 exit $fail
