@@ -216,6 +216,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   // Hosts: reachable, rdmabench runs; environment once. In parallel, one thread per host.
   std::map<std::string, unsigned> host_cpus;       // online CPUs, where `nproc` told
   std::map<std::string, ClockOffset> host_clocks;  // each host's clock against this one's
+  // (host, rdmabench path) -> why its check failed.
+  std::map<std::pair<std::string, std::string>, std::string> bad_paths;
   {
     std::mutex mu;
     std::vector<std::string> failures;
@@ -224,8 +226,24 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       threads.emplace_back([&, host = h, use = u] {
         Launcher& l = *launchers.at(host);
         try {
-          for (const auto& path : use.paths) check_host(l, path, c.connect_timeout_s + 5);
-          nlohmann::json env = capture_host_env(l, use.rdmabench, c.connect_timeout_s + 20);
+          std::string good;  // a path that passed, for the environment
+          std::string first_error;
+          for (const auto& path : use.paths) {
+            try {
+              check_host(l, path, c.connect_timeout_s + 5);
+              if (good.empty() || path == use.rdmabench) good = path;
+            } catch (const std::exception& e) {
+              std::lock_guard<std::mutex> lock(mu);
+              bad_paths[{host, path}] = e.what();
+              if (first_error.empty()) first_error = e.what();
+            }
+          }
+          if (good.empty()) throw Error(first_error);
+          if (!first_error.empty()) {
+            std::lock_guard<std::mutex> lock(mu);
+            failures.push_back("host check failed for " + join(use.roles) + ": " + first_error);
+          }
+          nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
           const ClockOffset clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
           env["clock_offset"] = {{"offset_s", clock.offset_s},
                                  {"uncertainty_s", clock.uncertainty_s},
@@ -241,12 +259,19 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
                        env["devices_error"].get<std::string>() + "\n";
         } catch (const std::exception& e) {
           std::lock_guard<std::mutex> lock(mu);
+          for (const auto& path : use.paths) bad_paths.try_emplace({host, path}, e.what());
           failures.push_back("host check failed for " + join(use.roles) + ": " + e.what());
         }
       });
     }
     for (auto& t : threads) t.join();
-    if (!failures.empty()) {
+    if (!failures.empty() && c.fabric) {
+      // A fabric goes on without them: their links are left out (recorded failed below).
+      for (const auto& f : failures) err << "rdmabench: " << f << "\n";
+      for (const FabricHost& fh : c.fabric->hosts)
+        if (bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0)
+          err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
+    } else if (!failures.empty()) {
       for (const auto& f : failures) err << "rdmabench: " << f << "\n";
       err << "rdmabench: no point was run" << std::endl;
       for (auto& [h, l] : launchers) l->disconnect();
@@ -266,6 +291,31 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
                               .host_pair = c.pairs[p.pair].name,
                               .repetition = p.repetition,
                               .time = utc_now()}));
+  }
+
+  // A fabric's links to hosts that failed their check: recorded failed, not run.
+  size_t left_out = 0;
+  if (!bad_paths.empty()) {
+    std::vector<const Point*> runnable;
+    for (const Point* p : todo) {
+      const HostPair& pair = c.pairs[p->pair];
+      std::string why;
+      for (const HostSpec* h : {&pair.server, &pair.client})
+        if (auto it = bad_paths.find({h->host, h->rdmabench}); it != bad_paths.end())
+          why = "left out: its host failed the check: " + it->second;
+      if (why.empty()) {
+        runnable.push_back(p);
+        continue;
+      }
+      writer.append(index_line({.point_id = p->id,
+                                .status = "failed",
+                                .error = why,
+                                .host_pair = pair.name,
+                                .repetition = p->repetition,
+                                .time = utc_now()}));
+      ++left_out;
+    }
+    todo = std::move(runnable);
   }
 
   const std::string token = c.token.empty() ? random_token() : c.token;
@@ -373,7 +423,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   for (auto& [h, l] : launchers) l->disconnect();
 
   const bool interrupted = stop.load();
-  out << "campaign '" << c.name << "': " << (finished - failed) << " ok, " << failed << " failed";
+  out << "campaign '" << c.name << "': " << (finished - failed) << " ok, " << failed + left_out
+      << " failed";
+  if (left_out != 0) out << " (" << left_out << " left out with their hosts)";
   if (skipped != 0) out << ", " << skipped << " skipped";
   if (!done.empty()) out << ", " << done.size() << " done earlier";
   if (interrupted) out << ", " << (todo.size() - finished) << " not run (interrupted)";
@@ -391,8 +443,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
         << opt.campaign_file << " --out " << dir << " --resume" << std::endl;
     return 130;
   }
-  if (failed != 0) {
-    err << "rdmabench: " << failed << " point(s) failed (see " << index_path
+  if (failed + left_out != 0) {
+    err << "rdmabench: " << failed + left_out << " point(s) failed (see " << index_path
         << "); rerun them with --resume" << std::endl;
     return 1;
   }
