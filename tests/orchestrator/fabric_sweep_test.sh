@@ -15,8 +15,9 @@
 #   3. verdicts end to end: with the absolute verdict (soft RDMA never nears its port speed) the
 #      three incast links are suspect, each is measured again alone and called bad; the sweep
 #      exits 6. (Verdicts of a planted bad link need hosts on separate guests: fabric up N.)
-#   4. a host whose rdmabench is missing: named and left out with its 6 links, the other 6 run;
-#      its links are recorded failed ("left out") and judged failed; the sweep exits 1.
+#   4. incast 3 -> 1 with one client host whose rdmabench is missing: it is named and left out,
+#      its link recorded failed ("left out") and judged failed, the round runs the other two
+#      flows; the sweep exits 1.
 # Fails (never skips) without the testbed.
 set -u
 BIN=${1:?usage: fabric_sweep_test.sh RDMABENCH CHECK_RESULTS}
@@ -181,6 +182,8 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 c["name"] = "fabric-host-gone"
 c["fabric"]["hosts"][3]["rdmabench"] = "/nonexistent/rdmabench"
+c["fabric"]["pattern"] = {"pattern": "incast", "degrees": [3], "targets": [0]}
+c["fabric"]["max_flows_per_host"] = 3
 c["matrix"]["verify"] = False
 json.dump(c, open(sys.argv[2], "w"))
 PY
@@ -189,18 +192,20 @@ rc=$?
 show "$T/grun.out" "$T/grun.err"
 [ "$rc" = 1 ] || fail "the sweep with a host left out exited with $rc, not 1"
 grep -q "^rdmabench: fabric host l4 is left out, with its links" "$T/grun.err" || fail "l4 not named"
-grep -q "6 ok, 6 failed (6 left out with their hosts)" "$T/grun.out" || fail "expected 6 links run, 6 left out"
+grep -q "2 ok, 1 failed (1 left out with their hosts)" "$T/grun.out" || fail "expected 2 links run, 1 left out"
 python3 - "$T/g" <<'PY' || fail "the left-out links are not recorded as such"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl")]
 points = [l for l in lines if "point_id" in l]
 gone = [p for p in points if p["status"] == "failed"]
-assert len(gone) == 6 and all("l4" in p["host_pair"] for p in gone), gone
+assert len(gone) == 1 and gone[0]["host_pair"] == "l4 -> l1", gone
 assert all("left out: its host failed the check" in p["error"] for p in gone), gone
 assert all(p["status"] == "ok" for p in points if "l4" not in p["host_pair"]), points
 (v,) = [l for l in lines if l.get("record") == "verdicts"]
-assert v["counts"]["failed"] == 6 and v["counts"]["ok"] == 6, v
-print("left out: the 6 links of l4; the other 6 ran")
+assert v["counts"]["failed"] == 1 and v["counts"]["ok"] == 2, v
+(r,) = [l for l in lines if l.get("record") == "round"]
+assert r["flows"] == 2 and r["ok"] == 2, r  # the round ran without the left-out flow
+print("left out: l4 -> l1; the incast's other 2 flows ran")
 PY
 
 rm -rf "$T"
