@@ -78,10 +78,7 @@ void retest_suspects(std::vector<LinkVerdict>& verdicts, const FabricSweepContex
                         {"matrix", alone.values}};
         write_file_atomic(ctx.dir + "/retest/" + alone.id + ".json", doc.dump(2) + "\n");
       }
-      if (!o.server_log.empty())
-        write_file_atomic(ctx.dir + "/logs/" + alone.id + ".server.log", o.server_log);
-      if (!o.client_log.empty())
-        write_file_atomic(ctx.dir + "/logs/" + alone.id + ".client.log", o.client_log);
+      ctx.recorder.write_logs(alone.id, o);
       it = done.emplace(alone.id, std::move(o)).first;
     }
     const PointOutcome& o = it->second;

@@ -7,13 +7,15 @@
 
 namespace rdmabench {
 
+void PointRecorder::write_logs(const std::string& id, const PointOutcome& o) const {
+  if (!o.server_log.empty()) write_file_atomic(dir_ + "/logs/" + id + ".server.log", o.server_log);
+  if (!o.client_log.empty()) write_file_atomic(dir_ + "/logs/" + id + ".client.log", o.client_log);
+}
+
 bool PointRecorder::record(const Point& p, const PointOutcome& o, const nlohmann::json& extra) {
   const HostPair& pair = c_.pairs[p.pair];
   const std::string base = dir_ + "/" + p.id;
-  if (!o.server_log.empty())
-    write_file_atomic(dir_ + "/logs/" + p.id + ".server.log", o.server_log);
-  if (!o.client_log.empty())
-    write_file_atomic(dir_ + "/logs/" + p.id + ".client.log", o.client_log);
+  write_logs(p.id, o);
   nlohmann::json point = {{"campaign", c_.name},
                           {"point_id", p.id},
                           {"repetition", p.repetition},

@@ -21,6 +21,8 @@ class PointRecorder {
   // Returns whether the point succeeded (and its result was written). `extra`: more fields of
   // the document's "point" object (a fabric flow's "fabric").
   bool record(const Point& p, const PointOutcome& o, const nlohmann::json& extra);
+  // Both ends' logs, DIR/logs/<id>.{server,client}.log (those that are not empty).
+  void write_logs(const std::string& id, const PointOutcome& o) const;
 
  private:
   const Campaign& c_;
