@@ -306,8 +306,8 @@ TEST_F(ServerLoad, StrangersDoNotLockLegitimateClientsOut) {
 TEST_F(ServerLoad, ConcurrentSessionsUpToTheCapThenBusy) {
   auto srv = server({"--max-sessions", "2"});
   LogDrain drain(*srv);
-  Background a(client({"--op", "write", "-s", "4K", "-D", "25", "--warmup-time", "0.5"}), true);
-  Background b(client({"--op", "write", "-s", "4K", "-D", "25", "--warmup-time", "0.5"}), true);
+  Background a(client({"--op", "write", "-s", "4K", "-D", "15", "--warmup-time", "0.5"}), true);
+  Background b(client({"--op", "write", "-s", "4K", "-D", "15", "--warmup-time", "0.5"}), true);
   // Both sessions begun (their start lines logged: each counted as running) before the third
   // client: a slow start (a sanitizer build) must not let the third one in first.
   ASSERT_TRUE(drain.wait_for(" size(s), ", 120, 2)) << drain.text();
@@ -327,8 +327,8 @@ TEST_F(ServerLoad, ConcurrentSessionsUpToTheCapThenBusy) {
 TEST_F(ServerLoad, SessionsServesNAtOnceThenExits) {
   auto srv = server({"--sessions", "2"});
   LogDrain drain(*srv);
-  Background a(client({"--op", "write", "-s", "4K", "-D", "25", "--warmup-time", "0.5"}), true);
-  Background b(client({"--op", "send", "-s", "4K", "-D", "25", "--warmup-time", "0.5"}), true);
+  Background a(client({"--op", "write", "-s", "4K", "-D", "15", "--warmup-time", "0.5"}), true);
+  Background b(client({"--op", "send", "-s", "4K", "-D", "15", "--warmup-time", "0.5"}), true);
   ASSERT_TRUE(drain.wait_for(" size(s), ", 120, 2)) << drain.text();  // both begun
   RunOutput late = run(client({"--op", "write", "-n", "100"}), 60);
   EXPECT_EQ(late.status, 5) << late.err;
