@@ -27,6 +27,19 @@ CFG=$SRC/configs/fabric-local.json
 T=$(mktemp -d "${TMPDIR:-/tmp}/rb-sweep-fabric.XXXXXX")
 # shellcheck source=tests/orchestrator/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
+# incast_variant OUT NAME PYTHON: the campaign as incast 3 -> l1 (one round of 3 flows, cap 3)
+# named NAME, with the Python statements PYTHON applied to it (`c`), written to OUT.
+incast_variant() {
+    python3 - "$CFG" "$1" "$2" "$3" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["name"] = sys.argv[3]
+c["fabric"]["pattern"] = {"pattern": "incast", "degrees": [3], "targets": [0]}
+c["fabric"]["max_flows_per_host"] = 3
+exec(sys.argv[4])
+json.dump(c, open(sys.argv[2], "w"))
+PY
+}
 [ -n "${RDMABENCH_TEST_DEVICE:-}" ] || fail "RDMABENCH_TEST_DEVICE is not set: run this inside testbed/softroce run"
 
 step "1. pairwise: the dry run lists the rounds; the sweep measures every link once, round by round"
@@ -103,17 +116,9 @@ PY
 [ "$(grep -c "^round [1-6]/6 'pairwise" "$T/run.err")" = 6 ] || fail "the sweep did not print a line per round"
 
 step "2. incast 3 -> 1: one server serves the round's 3 clients at once"
-python3 - "$CFG" "$T/incast.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["name"] = "fabric-incast"
-c["fabric"]["pattern"] = {"pattern": "incast", "degrees": [3], "targets": [0]}
-c["fabric"]["max_flows_per_host"] = 3
-c["matrix"]["op"] = ["write", "send"]
 # Three flows into one server on two emulated CPUs share them unevenly; verdicts are step 3's.
-c["fabric"]["verdicts"] = {"bw_fraction": 0.05}
-json.dump(c, open(sys.argv[2], "w"))
-PY
+incast_variant "$T/incast.json" fabric-incast \
+    'c["matrix"]["op"] = ["write", "send"]; c["fabric"]["verdicts"] = {"bw_fraction": 0.05}'
 "$BIN" sweep "$T/incast.json" --out "$T/i" >"$T/irun.out" 2>"$T/irun.err"
 rc=$?
 show "$T/irun.out" "$T/irun.err"
@@ -146,16 +151,8 @@ step "3. verdicts: suspects measured again alone, the bad ones named, exit statu
 # driver, out of tc's reach. The absolute verdict makes every link bad instead, deterministically:
 # soft RDMA reports a port speed (10 Gb/s) it never comes near. So every link is suspect, is
 # measured again alone, and is still below 90 % of the port speed: bad.
-python3 - "$CFG" "$T/bad.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["name"] = "fabric-verdicts"
-c["fabric"]["pattern"] = {"pattern": "incast", "degrees": [3], "targets": [0]}
-c["fabric"]["max_flows_per_host"] = 3
-c["fabric"]["verdicts"] = {"port_fraction": 0.9}
-c["matrix"]["verify"] = False
-json.dump(c, open(sys.argv[2], "w"))
-PY
+incast_variant "$T/bad.json" fabric-verdicts \
+    'c["fabric"]["verdicts"] = {"port_fraction": 0.9}; c["matrix"]["verify"] = False'
 "$BIN" sweep "$T/bad.json" --out "$T/b" >"$T/brun.out" 2>"$T/brun.err"
 rc=$?
 show "$T/brun.out" "$T/brun.err"
@@ -180,16 +177,8 @@ print("verdicts: 3 bad links, each retested alone")
 PY
 
 step "4. a host that fails its check is left out with its links; the rest of the fabric runs"
-python3 - "$CFG" "$T/gone.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["name"] = "fabric-host-gone"
-c["fabric"]["hosts"][3]["rdmabench"] = "/nonexistent/rdmabench"
-c["fabric"]["pattern"] = {"pattern": "incast", "degrees": [3], "targets": [0]}
-c["fabric"]["max_flows_per_host"] = 3
-c["matrix"]["verify"] = False
-json.dump(c, open(sys.argv[2], "w"))
-PY
+incast_variant "$T/gone.json" fabric-host-gone \
+    'c["fabric"]["hosts"][3]["rdmabench"] = "/nonexistent/rdmabench"; c["matrix"]["verify"] = False'
 "$BIN" sweep "$T/gone.json" --out "$T/g" >"$T/grun.out" 2>"$T/grun.err"
 rc=$?
 show "$T/grun.out" "$T/grun.err"
