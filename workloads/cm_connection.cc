@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 
@@ -18,6 +19,17 @@ struct CmPrivateData {
 };
 namespace {
 
+// The address a connect request came from ("?" when rdma_cm does not say).
+std::string peer_address(rdma_cm_id* id) {
+  const sockaddr* sa = rdma_get_peer_addr(id);
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (sa != nullptr && sa->sa_family == AF_INET)
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, text, sizeof text);
+  else if (sa != nullptr && sa->sa_family == AF_INET6)
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr, text, sizeof text);
+  return text;
+}
+
 rdma_conn_param conn_param(int rd_atomic) {
   rdma_conn_param cp{};
   cp.responder_resources = static_cast<uint8_t>(rd_atomic);
@@ -28,6 +40,26 @@ rdma_conn_param conn_param(int rd_atomic) {
 }
 
 }  // namespace
+
+void CmRejections::add(const std::string& peer_and_reason) {
+  ++total;
+  auto it = named.find(peer_and_reason);
+  if (it != named.end())
+    ++it->second;
+  else if (named.size() < kMaxNamed)
+    named.emplace(peer_and_reason, 1);
+}
+
+std::string CmRejections::describe() const {
+  std::string out;
+  uint64_t listed = 0;
+  for (const auto& [who, n] : named) {
+    out += (out.empty() ? "" : ", ") + who + (n > 1 ? " x" + std::to_string(n) : "");
+    listed += n;
+  }
+  if (listed < total) out += (out.empty() ? "" : ", ") + std::to_string(total - listed) + " more";
+  return out;
+}
 
 CmConnection::CmConnection(const std::string& device)
     : dev_(cm_device_context(device)), channel_(create_cm_channel()) {}
@@ -75,7 +107,6 @@ void CmConnection::connect(QueuePairs& qps, int rd_atomic, const std::string& se
 }
 
 uint16_t CmConnection::listen(const std::string& bind_addr, uint16_t cm_port) {
-  listener_ = create_cm_id(channel_.get());
   sockaddr_in sin{};
   sin.sin_family = AF_INET;
   sin.sin_port = htons(cm_port);
@@ -83,9 +114,20 @@ uint16_t CmConnection::listen(const std::string& bind_addr, uint16_t cm_port) {
     throw ConfigError("bind", bind_addr, "an IPv4 address for rdma_cm");
   const std::string where =
       (bind_addr.empty() ? "0.0.0.0" : bind_addr) + ":" + std::to_string(cm_port);
-  if (rdma_bind_addr(listener_.get(), reinterpret_cast<sockaddr*>(&sin)) != 0)
-    throw_sys("rdma_bind_addr", where);
-  if (rdma_listen(listener_.get(), 64) != 0) throw_sys("rdma_listen", where);
+  // On iWARP the listener is a real TCP socket of the device's (siw: a kernel socket), while
+  // rdma_cm draws a free port (port 0) from its own port space: the port it draws may be one a
+  // TCP connection of this host already uses (EADDRINUSE at listen). A fresh draw is then tried.
+  constexpr int kDraws = 16;
+  for (int draw = 1;; ++draw) {
+    listener_ = create_cm_id(channel_.get());
+    if (rdma_bind_addr(listener_.get(), reinterpret_cast<sockaddr*>(&sin)) != 0)
+      throw_sys("rdma_bind_addr", where);
+    if (rdma_listen(listener_.get(), 64) == 0) break;
+    const int e = errno;
+    if (e != EADDRINUSE || cm_port != 0 || draw == kDraws)
+      throw_sys("rdma_listen",
+                where + (draw > 1 ? " (" + std::to_string(draw) + " ports drawn)" : ""), e);
+  }
   return ntohs(rdma_get_src_port(listener_.get()));
 }
 
@@ -105,11 +147,17 @@ void CmConnection::accept_all(QueuePairs& qps, int rd_atomic, uint64_t nonce,
     }
     CmIdPtr id(ev.id);
     CmPrivateData pd{.index = UINT32_MAX, .nonce = 0};
-    if (ev.private_data.size() >= sizeof pd) std::memcpy(&pd, ev.private_data.data(), sizeof pd);
+    const bool has_pd = ev.private_data.size() >= sizeof pd;
+    if (has_pd) std::memcpy(&pd, ev.private_data.data(), sizeof pd);
     const uint32_t flat = pd.index;
-    if (pd.nonce != nonce || flat >= total || qps.at(flat).cm_id) {
+    const char* why = !has_pd              ? "no session nonce"
+                      : pd.nonce != nonce  ? "wrong nonce"
+                      : flat >= total      ? "QP index out of range"
+                      : qps.at(flat).cm_id ? "QP already connected"
+                                           : nullptr;
+    if (why != nullptr) {
       rdma_reject(id.get(), nullptr, 0);  // not this session's client: it goes on waiting
-      ++rejected_;
+      rejected_.add(peer_address(id.get()) + " (" + why + ")");
       continue;
     }
     if (id->verbs != dev_.ctx)

@@ -5,12 +5,25 @@
 // QueuePairs) come from this object's event channel. Setup path only.
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "harness/cm.h"
 #include "workloads/queue_pairs.h"
 
 namespace rdmabench {
+
+// The connect requests a listener turned away: how many, and from which address for which
+// reason (what the server's log names). At most kMaxNamed distinct peer/reason pairs are kept;
+// the rest are only counted, so a flood cannot grow it.
+struct CmRejections {
+  static constexpr size_t kMaxNamed = 16;
+  uint64_t total = 0;
+  std::map<std::string, uint64_t> named;  // "ADDRESS (reason)" -> requests
+  void add(const std::string& peer_and_reason);
+  // "198.18.0.1 (no session nonce) x2, 198.18.0.1 (wrong nonce)" (+ ", N more" beyond the cap).
+  std::string describe() const;
+};
 
 class CmConnection {
  public:
@@ -30,17 +43,17 @@ class CmConnection {
   // Server: listens on `bind_addr` ("" = any) : `cm_port` (0 = any free port); returns the port.
   uint16_t listen(const std::string& bind_addr, uint16_t cm_port);
   // Accepts one connection per QP. A request without the session's `nonce`, with a bad index
-  // or for a QP already connected is rejected and counted (rejected()), never the session's end:
-  // anything can reach the listening port.
+  // or for a QP already connected is rejected and recorded with its peer's address (rejected()),
+  // never the session's end: anything can reach the listening port.
   void accept_all(QueuePairs& qps, int rd_atomic, uint64_t nonce,
                   std::chrono::milliseconds timeout);
-  uint64_t rejected() const noexcept { return rejected_; }
+  const CmRejections& rejected() const noexcept { return rejected_; }
 
  private:
   CmDeviceContext dev_;
   CmChannelPtr channel_;
   CmIdPtr listener_;
-  uint64_t rejected_ = 0;
+  CmRejections rejected_;
 };
 
 }  // namespace rdmabench

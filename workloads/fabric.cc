@@ -172,7 +172,7 @@ uint16_t Fabric::cm_listen(const std::string& bind_addr, uint16_t cm_port) {
   return cm_->listen(bind_addr, cm_port);
 }
 
-uint64_t Fabric::cm_accept_all(uint64_t nonce, std::chrono::milliseconds timeout) {
+const CmRejections& Fabric::cm_accept_all(uint64_t nonce, std::chrono::milliseconds timeout) {
   cm_->accept_all(qps_, max_rd_atomic_, nonce, timeout);
   return cm_->rejected();
 }

@@ -57,11 +57,11 @@ class Fabric {
   // rdma_cm: the client connects every QP to the server's CM port; the server accepts them.
   // The session's nonce (from the accept message) goes with every connect request; the server
   // rejects requests without it. cm_listen returns the port (0 = any free one); cm_accept_all
-  // how many foreign requests it rejected.
+  // the foreign requests it rejected (how many, from where, why).
   void cm_connect(const std::string& server_addr, uint16_t cm_port, uint64_t nonce,
                   std::chrono::milliseconds timeout);
   uint16_t cm_listen(const std::string& bind_addr, uint16_t cm_port);
-  uint64_t cm_accept_all(uint64_t nonce, std::chrono::milliseconds timeout);
+  const CmRejections& cm_accept_all(uint64_t nonce, std::chrono::milliseconds timeout);
   // rdma_cm: learn the peer's buffer addresses/rkeys (the QPs are already connected).
   void set_remote(const SideInfo& remote);
 

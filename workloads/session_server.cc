@@ -66,9 +66,10 @@ void ServerSession::run(const nlohmann::json& hello) {
   }
   chan_.send(to_message(AcceptMsg{kVersion, local_host_info(), fab_->describe(), cm_port, nonce}));
   if (w_.connect == ConnectMethod::kRdmaCm) {
-    if (const uint64_t foreign = fab_->cm_accept_all(nonce, timeout + milliseconds(5000)))
-      log_.line("session with " + chan_.peer() + ": rejected " + std::to_string(foreign) +
-                " rdma_cm connect request(s) without the session's nonce");
+    if (const CmRejections& foreign = fab_->cm_accept_all(nonce, timeout + milliseconds(5000));
+        foreign.total != 0)
+      log_.line("session with " + chan_.peer() + ": rejected " + std::to_string(foreign.total) +
+                " rdma_cm connect request(s) without the session's nonce: " + foreign.describe());
     fab_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
     chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
   } else {

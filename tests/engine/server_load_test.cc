@@ -115,6 +115,33 @@ std::string cm_stranger(const std::string& addr, uint16_t port,
   return rdma_event_str(cm_next(ch.get(), kWait, "the stranger's connect").type);
 }
 
+// The ports of the rdma_cm ids `pid` is listening on, as anyone on the host can list them
+// (`rdma res show cm_id`): how a stranger finds a session's listener.
+std::vector<uint16_t> cm_listen_ports(pid_t pid) {
+  std::vector<uint16_t> ports;
+  FILE* p = ::popen("rdma -j res show cm_id 2>/dev/null", "r");
+  if (p == nullptr) return ports;
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+  ::pclose(p);
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return ports;
+  for (const auto& e : j)
+    if (e.is_object() && e.value("state", "") == "LISTEN" && e.value("pid", 0) == pid &&
+        e.value("src-port", 0) != 0)
+      ports.push_back(static_cast<uint16_t>(e.value("src-port", 0)));
+  return ports;
+}
+
+// Private data as the session's client sends it (QP index, padding, nonce).
+std::vector<uint8_t> cm_private_data(uint32_t index, uint64_t nonce) {
+  std::vector<uint8_t> pd(16, 0);
+  std::memcpy(pd.data(), &index, sizeof index);
+  std::memcpy(pd.data() + 8, &nonce, sizeof nonce);
+  return pd;
+}
+
 class ServerLoad : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -263,17 +290,41 @@ TEST_F(ServerLoad, StrangersDoNotLockLegitimateClientsOut) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
+  // The sessions' rdma_cm listeners too: whoever lists them (rdma res show cm_id) sends
+  // connect requests without the nonce, with a guessed one, from several threads at once.
+  std::atomic<uint64_t> cm_sent{0};
+  std::atomic<uint64_t> cm_rejected{0};
+  for (int t = 0; t < 2; ++t) {
+    attackers.emplace_back([&, t] {
+      std::mt19937_64 rng(static_cast<uint64_t>(11 + t));
+      while (!stop) {
+        for (uint16_t port : cm_listen_ports(srv->pid())) {
+          for (int k = 0; k < 4 && !stop; ++k) {
+            ++cm_sent;
+            const std::string ev = cm_stranger(
+                addr_, port, k % 2 == 0 ? std::vector<uint8_t>{} : cm_private_data(0, rng()));
+            if (ev == "RDMA_CM_EVENT_REJECTED") ++cm_rejected;
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+  }
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the door is crowded before we come
 
   long max_fds = 0;
   long max_rss = 0;
   double slowest = 0;
-  const int kClients = 4;
+  // Legitimate clients in a loop: write and send, over the TCP exchange and over rdma_cm
+  // (4 QPs: a listener that stays open while they connect one by one).
+  const int kClients = 6;
   for (int i = 0; i < kClients; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    RunOutput r = run(client({"--token", "secret", "--op", i % 2 ? "send" : "write", "-s", "4K",
-                              "-n", "2000", "--verify"}),
-                      180);
+    std::vector<std::string> args = {"--token", "secret", "--op", i % 2 ? "send" : "write",
+                                     "-s",      "4K",     "-n",   "2000",
+                                     "--verify"};
+    if (i % 3 != 0) args.insert(args.end(), {"-R", "-q", "4"});
+    RunOutput r = run(client(args), 180);
     slowest = std::max(
         slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     EXPECT_EQ(r.status, 0) << "legitimate client " << i << " was not served:\n" << r.out << r.err;
@@ -285,20 +336,34 @@ TEST_F(ServerLoad, StrangersDoNotLockLegitimateClientsOut) {
   // Bounded: the door holds at most --max-pending (32) strangers, plus the listener, the log
   // and a session's own descriptors (device, CQ channel, rdma_cm).
   EXPECT_LT(max_fds, 32 + 64) << "descriptors grew with the strangers";
+  // Memory: a pending stranger costs at most its 64 KiB hello buffer, so 32 of them and a
+  // session's 4 KiB buffers stay far below this.
+  EXPECT_LT(max_rss, 128 * 1024) << "server RSS grew with the strangers (KiB)";
   RecordProperty("connections_tried", std::to_string(tried.load()));
   RecordProperty("legitimate_tests", kClients);
   RecordProperty("slowest_legitimate_run_s", std::to_string(slowest));
   RecordProperty("server_max_fds", std::to_string(max_fds));
   RecordProperty("server_max_rss_kib", std::to_string(max_rss));
+  RecordProperty("rdma_cm_requests_sent", std::to_string(cm_sent.load()));
+  RecordProperty("rdma_cm_requests_rejected", std::to_string(cm_rejected.load()));
   std::printf(
-      "load: %llu connections tried, %d legitimate tests passed, slowest %.1f s, server "
-      "fds max %ld, RSS max %ld KiB\n",
-      static_cast<unsigned long long>(tried.load()), kClients, slowest, max_fds, max_rss);
+      "load: %llu connections tried, %llu rdma_cm requests sent to session listeners (%llu "
+      "rejected), %d legitimate tests passed, slowest %.1f s, server fds max %ld, RSS max %ld "
+      "KiB\n",
+      static_cast<unsigned long long>(tried.load()),
+      static_cast<unsigned long long>(cm_sent.load()),
+      static_cast<unsigned long long>(cm_rejected.load()), kClients, slowest, max_fds, max_rss);
   srv->kill_now(SIGTERM);
   const std::string& log = drain.text();
   EXPECT_NE(log.find("dropped 127.0.0."), std::string::npos) << "log names no dropped peer";
   EXPECT_NE(log.find("refused 127.0.0."), std::string::npos) << "log names no refused peer";
   EXPECT_NE(log.find("token does not match"), std::string::npos);
+  // Every rdma_cm request turned away is in the log with its address and reason.
+  if (cm_rejected > 0) {
+    EXPECT_NE(log.find("rdma_cm connect request(s) without the session's nonce: " + addr_),
+              std::string::npos)
+        << log;
+  }
 }
 
 // A second legitimate client while one runs is served at once (concurrent sessions); beyond
@@ -349,6 +414,9 @@ TEST_F(ServerLoad, OnceCountsOnlyAnAuthenticatedSession) {
   }
   RunOutput wrong = run(client({"--token", "x", "-n", "100"}), 60);
   EXPECT_EQ(wrong.status, 3) << wrong.err;
+  RunOutput none = run(client({"-n", "100"}), 60);  // no token at all
+  EXPECT_EQ(none.status, 3) << none.err;
+  EXPECT_NE(none.err.find("token"), std::string::npos) << none.err;
   RunOutput ok = run(client({"--token", "t", "-n", "100", "--verify"}), 120);
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_EQ(srv->wait_exit(60), 0) << drain.text();
@@ -388,11 +456,24 @@ TEST_F(ServerLoad, RdmaCmListenerRejectsStrangersAndTheSessionConnects) {
   chan.send(to_message(HelloMsg{kVersion, "secret", w, std::nullopt}));
   const AcceptMsg accept = parse_accept(chan.expect(AcceptMsg::kType, kWait), true);
   ASSERT_NE(accept.cm_port, 0);
-  EXPECT_EQ(cm_stranger(addr_, accept.cm_port, {}), "RDMA_CM_EVENT_REJECTED");
-  std::vector<uint8_t> wrong(16, 0);  // QP index 0, and a nonce that is not the session's
-  const uint64_t bad_nonce = accept.cm_nonce ^ 1;
-  std::memcpy(wrong.data() + 8, &bad_nonce, sizeof bad_nonce);
-  EXPECT_EQ(cm_stranger(addr_, accept.cm_port, wrong), "RDMA_CM_EVENT_REJECTED");
+  // A flood from 4 threads at once: requests without private data, with a wrong nonce, and
+  // with the right nonce but a QP index the session does not have; every one is rejected.
+  constexpr int kThreads = 4;
+  constexpr int kEach = 6;
+  std::atomic<int> rejected{0};
+  std::vector<std::thread> flood;
+  for (int t = 0; t < kThreads; ++t)
+    flood.emplace_back([&, t] {
+      for (int k = 0; k < kEach; ++k) {
+        const int kind = (t + k) % 3;
+        const std::vector<uint8_t> pd = kind == 0   ? std::vector<uint8_t>{}
+                                        : kind == 1 ? cm_private_data(0, accept.cm_nonce ^ 1)
+                                                    : cm_private_data(99, accept.cm_nonce);
+        if (cm_stranger(addr_, accept.cm_port, pd) == "RDMA_CM_EVENT_REJECTED") ++rejected;
+      }
+    });
+  for (auto& t : flood) t.join();
+  EXPECT_EQ(rejected.load(), kThreads * kEach);
   {
     Fabric fab(w, LocalSettings{dev_, 1, std::stoi(gid_), ""}, true);
     fab.cm_connect(addr_, accept.cm_port, accept.cm_nonce, kWait);
@@ -404,9 +485,14 @@ TEST_F(ServerLoad, RdmaCmListenerRejectsStrangersAndTheSessionConnects) {
     chan.send(to_message(ByeMsg{}));
     chan.expect(ByeMsg::kType, kWait);
   }
-  EXPECT_TRUE(
-      drain.wait_for("rejected 2 rdma_cm connect request(s) without the session's nonce", 60))
+  EXPECT_TRUE(drain.wait_for("rejected " + std::to_string(kThreads * kEach) +
+                                 " rdma_cm connect request(s) without the session's nonce: ",
+                             60))
       << drain.text();
+  for (const char* why :
+       {" (no session nonce) x8", " (wrong nonce) x8", " (QP index out of range) x8"})
+    EXPECT_TRUE(drain.wait_for(addr_ + why, 1)) << "the log does not name " << addr_ << why << ":\n"
+                                                << drain.text();
   EXPECT_TRUE(drain.wait_for(" done", 60)) << drain.text();
   RunOutput next = run(client({"-R", "--token", "secret", "-n", "200", "--verify"}), 120);
   EXPECT_EQ(next.status, 0) << next.err;
