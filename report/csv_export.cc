@@ -5,6 +5,7 @@
 
 #include "report/data_table.h"
 #include "report/grouping.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {
@@ -31,60 +32,51 @@ std::string point_field(const ResultFile& f, const char* key) {
              : "";
 }
 
+// A workload field's value as a cell: names and flags as written in JSON, numbers in full.
+std::string field_cell(const WorkloadField& f, const Workload& w) {
+  const nlohmann::json v = f.get(w);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return num(v.get<double>());
+  return v.dump();
+}
+
+// Before the workload fields, and after them up to the size's measurements.
+const std::vector<std::string> kLeadColumns = {"file",      "start_time",  "server_address",
+                                               "host_pair", "server_host", "client_host"};
+const std::vector<std::string> kTailColumns = {"device",
+                                               "transport",
+                                               "link_layer",
+                                               "size",
+                                               "iterations",
+                                               "ops",
+                                               "bytes",
+                                               "seconds",
+                                               "gbps",
+                                               "mmsg_per_s",
+                                               "latency_kind",
+                                               "latency_min_ns",
+                                               "latency_mean_ns",
+                                               "latency_p50_ns",
+                                               "latency_p90_ns",
+                                               "latency_p99_ns",
+                                               "latency_p99_9_ns",
+                                               "latency_p99_99_ns",
+                                               "latency_max_ns",
+                                               "cpu_utilization",
+                                               "error"};
+
 }  // namespace
 
+// The workload columns are the field table's series fields (workloads/workload_fields.h), in
+// its order: a new knob is a column without an edit here.
 const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> columns = {"file",
-                                                   "start_time",
-                                                   "server_address",
-                                                   "host_pair",
-                                                   "server_host",
-                                                   "client_host",
-                                                   "op",
-                                                   "qp",
-                                                   "mode",
-                                                   "bidir",
-                                                   "cq",
-                                                   "inline_size",
-                                                   "tx_depth",
-                                                   "rx_depth",
-                                                   "signal_every",
-                                                   "srq",
-                                                   "threads",
-                                                   "qps_per_thread",
-                                                   "connect",
-                                                   "mtu",
-                                                   "post_list",
-                                                   "sge",
-                                                   "max_rd_atomic",
-                                                   "latency_gap_us",
-                                                   "rate",
-                                                   "cq_per_qp",
-                                                   "hugepages",
-                                                   "align",
-                                                   "mr",
-                                                   "numa",
-                                                   "device",
-                                                   "transport",
-                                                   "link_layer",
-                                                   "size",
-                                                   "iterations",
-                                                   "ops",
-                                                   "bytes",
-                                                   "seconds",
-                                                   "gbps",
-                                                   "mmsg_per_s",
-                                                   "latency_kind",
-                                                   "latency_min_ns",
-                                                   "latency_mean_ns",
-                                                   "latency_p50_ns",
-                                                   "latency_p90_ns",
-                                                   "latency_p99_ns",
-                                                   "latency_p99_9_ns",
-                                                   "latency_p99_99_ns",
-                                                   "latency_max_ns",
-                                                   "cpu_utilization",
-                                                   "error"};
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c = kLeadColumns;
+    for (const WorkloadField& f : workload_fields())
+      if (f.series) c.emplace_back(f.key);
+    c.insert(c.end(), kTailColumns.begin(), kTailColumns.end());
+    return c;
+  }();
   return columns;
 }
 
@@ -101,41 +93,14 @@ std::string results_csv(const std::vector<ResultFile>& runs) {
                                       r.server_address,
                                       point_field(f, "host_pair"),
                                       point_field(f, "server_host"),
-                                      point_field(f, "client_host"),
-                                      std::string(to_string(w.op)),
-                                      std::string(to_string(w.qp)),
-                                      std::string(to_string(w.mode)),
-                                      w.bidir ? "true" : "false",
-                                      std::string(to_string(w.cq)),
-                                      std::to_string(w.inline_size),
-                                      std::to_string(w.tx_depth),
-                                      std::to_string(w.rx_depth),
-                                      std::to_string(w.signal_every),
-                                      w.srq ? "true" : "false",
-                                      std::to_string(w.threads),
-                                      std::to_string(w.qps_per_thread),
-                                      std::string(to_string(w.connect)),
-                                      std::to_string(w.mtu),
-                                      std::to_string(w.post_list),
-                                      std::to_string(w.sge),
-                                      std::to_string(w.max_rd_atomic),
-                                      num(w.latency_gap_us),
-                                      num(w.rate),
-                                      w.cq_per_qp ? "true" : "false",
-                                      w.hugepages ? "true" : "false",
-                                      std::to_string(w.align),
-                                      std::string(to_string(w.mr)),
-                                      numa_text(w.numa),
-                                      field_value(f, "device").text,
-                                      device_field(r.client_device, "transport"),
-                                      device_field(r.client_device, "link_layer"),
-                                      std::to_string(s.size),
-                                      std::to_string(s.iterations),
-                                      std::to_string(s.ops),
-                                      std::to_string(s.bytes),
-                                      num(s.seconds),
-                                      num(s.gbps),
-                                      num(s.mmsg_per_s)};
+                                      point_field(f, "client_host")};
+      for (const WorkloadField& wf : workload_fields())
+        if (wf.series) row.push_back(field_cell(wf, w));
+      row.insert(row.end(),
+                 {field_value(f, "device").text, device_field(r.client_device, "transport"),
+                  device_field(r.client_device, "link_layer"), std::to_string(s.size),
+                  std::to_string(s.iterations), std::to_string(s.ops), std::to_string(s.bytes),
+                  num(s.seconds), num(s.gbps), num(s.mmsg_per_s)});
       if (s.latency) {
         const LatencySummary& l = s.latency->summary;
         row.push_back(s.latency->kind);

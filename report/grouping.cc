@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "harness/error.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {
@@ -34,6 +35,31 @@ std::string transport_label(const nlohmann::json& d) {
   return t + "/" + link;
 }
 
+// A workload field's legend value, from its entry in the field table (workload_fields.h).
+FieldValue workload_value(const WorkloadField& f, const Workload& w) {
+  const nlohmann::json v = f.get(w);
+  const std::string key(f.key);
+  switch (f.kind) {
+    case FieldKind::kEnum:
+      return {f.order != nullptr ? f.order(w) : 0,
+              std::string(f.series_text) + v.get<std::string>()};
+    case FieldKind::kBool: {
+      const std::string_view t = f.series_text;
+      const size_t bar = t.find('|');
+      if (bar == std::string_view::npos)
+        return v.get<bool>() ? FieldValue{1, key} : FieldValue{0, "no " + key};
+      return v.get<bool>() ? FieldValue{1, std::string(t.substr(0, bar))}
+                           : FieldValue{0, std::string(t.substr(bar + 1))};
+    }
+    default: {
+      const double x = v.get<double>();
+      if (f.has_unset && x == f.unset)
+        return {x, f.series_text.empty() ? key + "=default" : std::string(f.series_text)};
+      return number(f.key, x);
+    }
+  }
+}
+
 FieldValue device_name(const RunResult& r) {
   std::string c = device_text(r.client_device, "name");
   std::string s = device_text(r.server_device, "name");
@@ -43,35 +69,15 @@ FieldValue device_name(const RunResult& r) {
 }  // namespace
 
 const std::vector<std::string>& series_fields() {
-  static const std::vector<std::string> fields = {"op",
-                                                  "qp",
-                                                  "mode",
-                                                  "cq",
-                                                  "inline_size",
-                                                  "tx_depth",
-                                                  "threads",
-                                                  "qps_per_thread",
-                                                  "signal_every",
-                                                  "bidir",
-                                                  "srq",
-                                                  "connect",
-                                                  "device",
-                                                  "transport",
-                                                  "server_address",
-                                                  "host_pair",
-                                                  "server_host",
-                                                  "client_host",
-                                                  "post_list",
-                                                  "sge",
-                                                  "max_rd_atomic",
-                                                  "latency_gap_us",
-                                                  "rate",
-                                                  "cq_per_qp",
-                                                  "hugepages",
-                                                  "align",
-                                                  "mr",
-                                                  "numa",
-                                                  "tool"};
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> f;
+    for (const WorkloadField& w : workload_fields())
+      if (w.series) f.emplace_back(w.key);
+    for (const char* other : {"device", "transport", "server_address", "host_pair", "server_host",
+                              "client_host", "tool"})
+      f.emplace_back(other);
+    return f;
+  }();
   return fields;
 }
 
@@ -98,25 +104,8 @@ std::string server_host(const std::string& address) {
 
 FieldValue field_value(const ResultFile& f, std::string_view field) {
   const RunResult& r = f.run;
-  const Workload& w = r.workload;
-  auto enum_value = [](auto v) {
-    return FieldValue{static_cast<double>(v), std::string(to_string(v))};
-  };
-  if (field == "op") return enum_value(w.op);
-  if (field == "qp") return enum_value(w.qp);
-  if (field == "mode") return enum_value(w.mode);
-  if (field == "cq") return enum_value(w.cq);
-  if (field == "connect") return enum_value(w.connect);
-  if (field == "inline_size")
-    return w.inline_size < 0 ? FieldValue{-1, "inline_size=default"} : number(field, w.inline_size);
-  if (field == "tx_depth") return number(field, w.tx_depth);
-  if (field == "threads") return number(field, w.threads);
-  if (field == "qps_per_thread") return number(field, w.qps_per_thread);
-  if (field == "signal_every")
-    return w.signal_every == 0 ? FieldValue{0, "signal_every=default"}
-                               : number(field, w.signal_every);
-  if (field == "bidir") return w.bidir ? FieldValue{1, "bidir"} : FieldValue{0, "unidir"};
-  if (field == "srq") return w.srq ? FieldValue{1, "srq"} : FieldValue{0, "no srq"};
+  if (const WorkloadField* wf = find_workload_field(field); wf != nullptr && wf->series)
+    return workload_value(*wf, r.workload);
   if (field == "device") return device_name(r);
   if (field == "transport") return {0, transport_label(r.client_device)};
   if (field == "server_address") return {0, server_host(r.server_address)};
@@ -127,21 +116,6 @@ FieldValue field_value(const ResultFile& f, std::string_view field) {
       return {0, f.point[key].get<std::string>()};
     return {0, key + "=none"};
   }
-  if (field == "post_list") return number(field, w.post_list);
-  if (field == "sge") return number(field, w.sge);
-  if (field == "max_rd_atomic")
-    return w.max_rd_atomic == 0 ? FieldValue{0, "max_rd_atomic=default"}
-                                : number(field, w.max_rd_atomic);
-  if (field == "latency_gap_us") return number(field, w.latency_gap_us);
-  if (field == "rate") return w.rate > 0 ? number(field, w.rate) : FieldValue{0, "closed loop"};
-  if (field == "cq_per_qp")
-    return w.cq_per_qp ? FieldValue{1, "cq per qp"} : FieldValue{0, "cq per worker"};
-  if (field == "hugepages")
-    return w.hugepages ? FieldValue{1, "hugepages"} : FieldValue{0, "no hugepages"};
-  if (field == "align")
-    return w.align == 0 ? FieldValue{0, "align=page"} : number(field, static_cast<double>(w.align));
-  if (field == "mr") return enum_value(w.mr);
-  if (field == "numa") return {static_cast<double>(w.numa), "numa=" + numa_text(w.numa)};
   if (field == "tool") return {r.tool == "rdmabench" ? 0.0 : 1.0, r.tool};
   throw std::logic_error("unknown series field " + std::string(field));
 }

@@ -18,13 +18,13 @@ struct FieldValue {
   auto operator<=>(const FieldValue&) const = default;
 };
 
-// The parameters that can tell series apart, in display order: op, qp, mode, cq, inline_size,
-// tx_depth, threads, qps_per_thread, signal_every, bidir, srq, connect, device, transport
-// (of the client's device: "RoCE v2", "RoCE v1", "InfiniBand", "iWARP", from its transport,
-// link layer and GID type), server_address (the server's host, without the port), the
-// campaign's host_pair, server_host and client_host (from a sweep document's "point": host
-// pairs, and a fabric's links, are never merged into one series), the engine knobs and tool
-// (rdmabench, or perftest for documents converted by bench/vs-perftest).
+// The parameters that can tell series apart, in display order: the workload fields the field
+// table marks `series` (workloads/workload_fields.h: op, qp, mode, bidir, depths, ..., the engine
+// knobs), then device, transport (of the client's device: "RoCE v2", "RoCE v1", "InfiniBand",
+// "iWARP", from its transport, link layer and GID type), server_address (the server's host,
+// without the port), the campaign's host_pair, server_host and client_host (from a sweep
+// document's "point": host pairs, and a fabric's links, are never merged into one series) and
+// tool (rdmabench, or perftest for documents converted by bench/vs-perftest).
 const std::vector<std::string>& series_fields();
 
 // Throws ConfigError("--group-by", field, <the allowed names>) unless field is one of them.

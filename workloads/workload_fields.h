@@ -44,6 +44,14 @@ struct WorkloadField {
   // The canonical JSON value (canonical_field_value) into the struct, and back.
   void (*set)(Workload&, const nlohmann::json&) = nullptr;
   nlohmann::json (*get)(const Workload&) = nullptr;
+  // Reports (plot, report, compare, export): `series` marks a field that tells runs apart, so
+  // runs that differ in it are never one series (report/grouping.h) and it is a CSV column.
+  // `order` (kEnum): the value's position, for the order of series. `series_text`: a flag's
+  // legend texts "ON|OFF" (default "KEY|no KEY"), a number's text for its unset value (default
+  // "KEY=default"), or a prefix of an enum's value ("numa=" gives "numa=0").
+  bool series = false;
+  double (*order)(const Workload&) = nullptr;
+  std::string_view series_text = {};
 };
 
 // Every field, in the order options are written (client command lines, descriptions).

@@ -20,6 +20,7 @@
 #include "report/results_set.h"
 #include "report/spread.h"
 #include "report/templates.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {
@@ -682,6 +683,53 @@ TEST(Export, CsvHasOneRowPerDocumentAndSizeWithTheirValues) {
     EXPECT_EQ(c["error"], "");
   }
   EXPECT_EQ(rows, expected_rows);
+}
+
+// Every workload field the table marks `series` tells runs apart in plots and is a CSV column
+// of its own, with nothing to edit in report/: two documents differing in that field alone
+// are two series, and their CSV rows differ in its column.
+TEST(Grouping, EveryTableSeriesFieldSplitsSeriesAndIsACsvColumn) {
+  std::ostringstream notes;
+  const auto base = load_results({fixture("qp/write_rc.json")}, notes);
+  ASSERT_EQ(base.size(), 1u);
+  const auto& columns = csv_columns();
+  size_t checked = 0;
+  for (const WorkloadField& f : workload_fields()) {
+    if (!f.series) continue;
+    SCOPED_TRACE(std::string(f.key));
+    auto runs = load_results({fixture("qp/write_rc.json"), fixture("qp/write_rc.json")}, notes);
+    Workload& w = runs[1].run.workload;
+    const json before = f.get(w);
+    if (f.kind == FieldKind::kBool) {
+      f.set(w, !before.get<bool>());
+    } else if (f.kind == FieldKind::kEnum) {
+      for (const char* name : {"send", "uc", "lat", "event", "rdma_cm", "shared", "auto", "tcp"}) {
+        try {
+          f.set(w, name);
+        } catch (const std::exception&) {
+          continue;
+        }
+        if (f.get(w) != before) break;
+      }
+    } else {
+      f.set(w, before.get<double>() + 1);
+    }
+    ASSERT_NE(f.get(w), before) << "no other value found";
+    EXPECT_EQ(varying_fields(pointers(runs)), std::vector<std::string>{std::string(f.key)});
+    EXPECT_EQ(group_runs(pointers(runs), "").series.size(), 2u);
+    const auto col = std::find(columns.begin(), columns.end(), std::string(f.key));
+    ASSERT_NE(col, columns.end()) << "not a CSV column";
+    std::istringstream csv(results_csv(runs));
+    std::string header, row0, row1;
+    std::getline(csv, header);
+    std::getline(csv, row0);  // the first document's first size
+    for (size_t r = 0; r < runs[0].run.results.size(); ++r)
+      std::getline(csv, row1);  // the second's
+    const size_t i = static_cast<size_t>(col - columns.begin());
+    EXPECT_NE(split_csv_line(row0).at(i), split_csv_line(row1).at(i));
+    ++checked;
+  }
+  EXPECT_GE(checked, 20u);
 }
 
 TEST(Export, CsvQuotesCellsWithCommasAndQuotes) {
