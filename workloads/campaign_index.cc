@@ -97,16 +97,22 @@ std::map<std::string, IndexEntry> read_index(const std::string& path, size_t* ba
   return parse_index(*text, bad_lines);
 }
 
-std::optional<nlohmann::json> parse_cliffs(const std::string& text) {
-  std::optional<nlohmann::json> last;
+std::vector<nlohmann::json> parse_records(const std::string& text, std::string_view name) {
+  std::vector<nlohmann::json> out;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     if (line.find("\"record\"") == std::string::npos) continue;  // cheap filter for point lines
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (is_record(j) && j["record"] == "cliffs" && j.contains("cliffs") && j["cliffs"].is_array())
-      last = std::move(j);
+    if (is_record(j) && j["record"] == name) out.push_back(std::move(j));
   }
+  return out;
+}
+
+std::optional<nlohmann::json> parse_cliffs(const std::string& text) {
+  std::optional<nlohmann::json> last;
+  for (nlohmann::json& j : parse_records(text, "cliffs"))
+    if (j.contains("cliffs") && j["cliffs"].is_array()) last = std::move(j);
   return last;
 }
 

@@ -6,9 +6,17 @@
 //    "repetition", "time"}
 // A point may appear several times (a failed point rerun by --resume): the last line counts.
 // Lines about the whole sweep rather than a point carry a "record" name instead of a point_id:
-//   {"record": "cliffs", ...}  the cliffs a search campaign found (orchestrator/cliff.h,
-//                              cliffs_record); a sweep appends one after its points, the last
-//                              one counts.
+//   {"record": "cliffs", ...}    the cliffs a search campaign found (orchestrator/cliff.h,
+//                                cliffs_record); a sweep appends one after its points, the last
+//                                one counts.
+//   {"record": "round", ...}     a fabric round's aggregate, after the round (per size: total,
+//                                each host's in/out, fairness, overlap of the flows' windows;
+//                                orchestrator/round_summary.h, round_record); one per round and
+//                                repetition, the last one counts.
+//   {"record": "verdicts", ...}  a fabric's per-link verdicts after its rounds and retests
+//                                (orchestrator/fabric_verdicts.h); the last one counts.
+// Those records are written by the orchestrator, which owns their members; readers here skip
+// them as records.
 // The file is untrusted input when read: a line cut short by a crash is counted, never fatal.
 #include <cstddef>
 #include <map>
@@ -16,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rdmabench {
@@ -47,6 +56,8 @@ std::map<std::string, IndexEntry> read_index(const std::string& path, size_t* ba
 // The last {"record": "cliffs"} line of `text`, or nullopt when there is none (a matrix
 // campaign, a search without "cliff", or a sweep that has not finished).
 std::optional<nlohmann::json> parse_cliffs(const std::string& text);
+// Every {"record": NAME} line of `text`, in order (lines that are not JSON are left out).
+std::vector<nlohmann::json> parse_records(const std::string& text, std::string_view name);
 
 // Appends lines (one write each, O_APPEND) from any thread.
 class IndexWriter {
