@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "orchestrator/campaign.h"
 #include "orchestrator/fabric_plan.h"
 
 namespace rdmabench {
@@ -51,6 +52,27 @@ void BM_PlanAllToAllCapped(benchmark::State& state) {
   report(state, plan);
 }
 BENCHMARK(BM_PlanAllToAllCapped)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+// The whole campaign of the target, parsed and expanded into its points: 1,000 hosts
+// pairwise (999,000 flows, so as many points), one workload combination. The points share
+// their combination's workload; a link is two host indices. Argument: hosts.
+void BM_ExpandPairwise(benchmark::State& state) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (int64_t i = 0; i < state.range(0); ++i) hosts.push_back("h" + std::to_string(i));
+  const nlohmann::json j = {{"name", "big"},
+                            {"fabric", {{"hosts", hosts}, {"pattern", {{"pattern", "pairwise"}}}}},
+                            {"matrix", {{"op", "write"}, {"sizes", {{4096}}}}}};
+  size_t points = 0;
+  for (auto _ : state) {
+    const Campaign c = parse_campaign(j, "/tmp", "/usr/bin/rdmabench");
+    const Expansion x = expand(c);
+    points = x.points.size();
+    benchmark::DoNotOptimize(x.points.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * points));
+  state.counters["points"] = static_cast<double>(points);
+}
+BENCHMARK(BM_ExpandPairwise)->Arg(1000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 }  // namespace rdmabench

@@ -1,5 +1,6 @@
 #include "orchestrator/campaign.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -63,19 +64,24 @@ std::vector<HostPair> parse_pairs(const nlohmann::json& hosts, const std::string
   return pairs;
 }
 
-// One host pair per link the fabric's rounds measure, in the order they first appear.
-std::vector<HostPair> fabric_links(const FabricSpec& f) {
-  std::vector<HostPair> pairs;
-  std::set<std::string> seen;
+// One link per ordered host pair the fabric's rounds measure, in the order they first appear.
+std::vector<Flow> fabric_links(const FabricSpec& f) {
+  const uint64_t n = f.hosts.size();
+  std::vector<std::pair<uint64_t, uint64_t>> first;  // (server * n + client, flow position)
   for (const Round& r : f.rounds)
-    for (const Flow& flow : r.flows) {
-      std::string name = link_name(f, flow);
-      if (!seen.insert(name).second) continue;
-      const FabricHost& server = f.hosts[flow.server];
-      pairs.push_back(HostPair{std::move(name), server.spec, f.hosts[flow.client].spec,
-                               server.connect_address});
-    }
-  return pairs;
+    for (const Flow& flow : r.flows)
+      first.emplace_back(flow.server * n + flow.client, first.size());
+  std::sort(first.begin(), first.end());
+  first.erase(std::unique(first.begin(), first.end(),
+                          [](const auto& a, const auto& b) { return a.first == b.first; }),
+              first.end());
+  std::sort(first.begin(), first.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::vector<Flow> links;
+  links.reserve(first.size());
+  for (const auto& [key, pos] : first)
+    links.push_back(Flow{static_cast<uint32_t>(key / n), static_cast<uint32_t>(key % n)});
+  return links;
 }
 
 }  // namespace
@@ -99,7 +105,6 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
           "/hosts", brief_json(*it),
           "either \"hosts\" (host pairs) or \"fabric\" (hosts and a pattern), not both");
     c.fabric = parse_fabric(*fabric, "/fabric", base_dir, self_exe);
-    c.pairs = fabric_links(*c.fabric);
   } else {
     c.pairs = parse_pairs(require(j, "hosts", "", "a list of host pairs (or a \"fabric\" block)"),
                           self_exe);
@@ -164,11 +169,7 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
       throw ConfigError("/token", "(hidden)", "a non-empty one-line string");
   }
   // The whole campaign must stay a list we can hold and run.
-  size_t flows = c.pairs.size();
-  if (c.fabric) {
-    flows = 0;
-    for (const Round& r : c.fabric->rounds) flows += r.flows.size();
-  }
+  const size_t flows = c.flow_count();
   size_t total = c.combinations();
   for (size_t f : {flows, size_t{c.repetitions}})
     total = f != 0 && total > kMaxPoints / f ? kMaxPoints + 1 : total * f;
@@ -178,6 +179,7 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
                       "a campaign of at most " + std::to_string(kMaxPoints) +
                           " points (matrix combinations x host pairs or fabric flows x "
                           "repetitions)");
+  if (c.fabric) c.links = fabric_links(*c.fabric);  // after the size check: at most kMaxPoints
   c.source = j;
   if (c.source.contains("token")) c.source["token"] = "(hidden)";
   return c;
@@ -205,53 +207,95 @@ Campaign load_campaign(const std::string& path, const std::string& self_exe) {
   }
 }
 
+HostPair Campaign::pair(size_t i) const {
+  if (!fabric) return pairs.at(i);
+  const Flow& l = links.at(i);
+  const FabricHost& server = fabric->hosts[l.server];
+  return HostPair{link_name(*fabric, l), server.spec, fabric->hosts[l.client].spec,
+                  server.connect_address};
+}
+
+size_t Campaign::flow_count() const {
+  if (!fabric) return pairs.size();
+  size_t flows = 0;
+  for (const Round& r : fabric->rounds) flows += r.flows.size();
+  return flows;
+}
+
+std::string Campaign::pair_name(size_t i) const {
+  return fabric ? link_name(*fabric, links.at(i)) : pairs.at(i).name;
+}
+
 Expansion expand(const Campaign& c) {
   Expansion x;
-  std::map<std::string, size_t> link_index;  // fabric: link name -> index into c.pairs
-  for (size_t p = 0; c.fabric && p < c.pairs.size(); ++p) link_index.emplace(c.pairs[p].name, p);
+  // Fabric: (server, client) -> link index, sorted for lookup.
+  std::vector<std::pair<uint64_t, uint32_t>> link_index;
+  const uint64_t n = c.fabric ? c.fabric->hosts.size() : 0;
+  if (c.fabric) {
+    link_index.reserve(c.links.size());
+    for (size_t i = 0; i < c.links.size(); ++i)
+      link_index.emplace_back(c.links[i].server * n + c.links[i].client, static_cast<uint32_t>(i));
+    std::sort(link_index.begin(), link_index.end());
+  }
+  auto link_of = [&](const Flow& f) {
+    const auto it = std::lower_bound(link_index.begin(), link_index.end(),
+                                     std::pair<uint64_t, uint32_t>{f.server * n + f.client, 0});
+    return static_cast<size_t>(it->second);
+  };
+  // Round labels before any cap split, once per round.
+  std::vector<std::string> round_labels;
+  if (c.fabric)
+    for (const Round& r : c.fabric->rounds) round_labels.push_back(unsplit_label(r.label));
   const size_t combos = c.combinations();
+  x.points.reserve(c.flow_count() * combos * c.repetitions);
+  // What a combination's points share, made once for all its flows and repetitions.
+  std::vector<std::shared_ptr<const PointWorkload>> works;
+  std::vector<PointIds> ids;
+  for (size_t k = 0; k < combos; ++k) {
+    auto work = std::make_shared<PointWorkload>();
+    work->values = c.combination(k);
+    if (c.search) {
+      work->skip_reason = c.draw.runs[k].skip_reason;  // checked when drawn
+    } else {
+      try {
+        workload_from_values(work->values);
+      } catch (const ConfigError& e) {
+        work->skip_reason = e.what();
+      }
+    }
+    work->workload_options = client_options(work->values);
+    ids.emplace_back(work->values);
+    works.push_back(std::move(work));
+  }
   size_t index = 0;
   for (unsigned rep = 1; rep <= c.repetitions; ++rep) {
     for (size_t k = 0; k < combos; ++k) {
-      const nlohmann::json values = c.combination(k);
-      std::string reason;
-      if (c.search) {
-        reason = c.draw.runs[k].skip_reason;  // checked when drawn
-      } else {
-        try {
-          workload_from_values(values);
-        } catch (const ConfigError& e) {
-          reason = e.what();
-        }
-      }
-      const std::vector<std::string> options = client_options(values);
+      const nlohmann::json& values = works[k]->values;
       auto add = [&](size_t p, std::optional<uint32_t> round) {
+        const std::string name = c.pair_name(p);
         bool excluded = false;
-        for (const auto& e : c.excludes) excluded = excluded || e.matches(values, c.pairs[p].name);
+        for (const auto& e : c.excludes) excluded = excluded || e.matches(values, name);
         if (excluded) {
           ++x.excluded;
           return;
         }
-        Point pt;
+        Point& pt = x.points.emplace_back();
         pt.index = index++;
         pt.pair = p;
         pt.round = round;
         pt.repetition = rep;
-        pt.values = values;
-        pt.workload_options = options;
-        pt.skip_reason = reason;
-        pt.id = point_id(values, c.pairs[p].name, rep,
-                         round ? unsplit_label(c.fabric->rounds[*round].label) : "");
-        x.points.push_back(std::move(pt));
+        pt.work = works[k];
+        pt.id = ids[k].id(name, rep, round ? round_labels[*round] : "");
       };
       if (!c.fabric) {
         for (size_t p = 0; p < c.pairs.size(); ++p) add(p, std::nullopt);
         continue;
       }
       for (const Round& r : c.fabric->rounds)
-        for (const Flow& flow : r.flows) add(link_index.at(link_name(*c.fabric, flow)), r.index);
+        for (const Flow& flow : r.flows) add(link_of(flow), r.index);
     }
   }
+  x.points.shrink_to_fit();
   return x;
 }
 

@@ -5,6 +5,7 @@
 // and every error names the JSON path of the bad value (e.g. "/matrix/op/2"); expand() turns it
 // into the ordered list of points, each with a stable id, and marks the invalid combinations
 // (per the client's own validation) as skipped with the reason.
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -31,11 +32,14 @@ inline constexpr size_t kMaxPoints = 1000000;
 struct Campaign {
   std::string name;
   std::string description;
-  // The host pairs; for a fabric campaign, one per link its rounds measure (named by link_name).
+  // The host pairs of a host-pair campaign (empty for a fabric: see links, pair()).
   std::vector<HostPair> pairs;
   std::optional<FabricSpec> fabric;  // a "fabric" block instead of "hosts" (fabric_campaign.h)
-  std::string ssh_config;            // "" = ssh's defaults (~/.ssh/config)
-  Matrix matrix;                     // empty with `search`
+  // A fabric's links, one per ordered host pair its rounds measure, in the order they first
+  // appear: two host indices each, so a 1,000-host pairwise fabric's million links stay small.
+  std::vector<Flow> links;
+  std::string ssh_config;  // "" = ssh's defaults (~/.ssh/config)
+  Matrix matrix;           // empty with `search`
   std::vector<Exclude> excludes;
   std::optional<Search> search;  // a "search" block instead of a matrix
   SearchDraw draw;               // its runs, drawn when the campaign is parsed
@@ -45,6 +49,15 @@ struct Campaign {
   std::string token;              // "" = a random one per sweep
   nlohmann::json source;          // the document as read (token removed)
 
+  // The host pairs, whatever the kind: a host-pair campaign's pairs, or a fabric's links (made
+  // from their two hosts when asked: name "client -> server", the server's connect address).
+  size_t pair_count() const { return fabric ? links.size() : pairs.size(); }
+  // The runs of one workload combination and repetition: the host pairs, or a fabric's flows
+  // over all its rounds (a link may be measured in several rounds).
+  size_t flow_count() const;
+  HostPair pair(size_t i) const;
+  std::string pair_name(size_t i) const;
+
   // The workload combinations: the matrix's, or the runs drawn by the search.
   size_t combinations() const { return search ? draw.runs.size() : matrix.size(); }
   nlohmann::json combination(size_t k) const {
@@ -52,16 +65,26 @@ struct Campaign {
   }
 };
 
+// What the points of one workload combination share (made once per combination: a fabric's
+// million flows hold one pointer each, not a copy).
+struct PointWorkload {
+  nlohmann::json values;                      // the combination's matrix values (canonical)
+  std::vector<std::string> workload_options;  // client options for them
+  std::string skip_reason;                    // "" = runs; else why the client would refuse it
+};
+
 struct Point {
   size_t index = 0;  // position in the campaign (0-based)
   std::string id;
-  size_t pair = 0;                            // index into Campaign::pairs
-  std::optional<uint32_t> round;              // fabric: index into Campaign::fabric->rounds
-  unsigned repetition = 1;                    // 1-based
-  nlohmann::json values;                      // this point's matrix values (canonical)
-  std::vector<std::string> workload_options;  // client options for them
-  std::string skip_reason;                    // "" = runs; else why the client would refuse it
-  bool skipped() const { return !skip_reason.empty(); }
+  size_t pair = 0;                // index of its host pair or link (Campaign::pair)
+  std::optional<uint32_t> round;  // fabric: index into Campaign::fabric->rounds
+  unsigned repetition = 1;        // 1-based
+  std::shared_ptr<const PointWorkload> work;
+
+  const nlohmann::json& values() const { return work->values; }
+  const std::vector<std::string>& workload_options() const { return work->workload_options; }
+  const std::string& skip_reason() const { return work->skip_reason; }
+  bool skipped() const { return !work->skip_reason.empty(); }
 };
 
 struct Expansion {

@@ -69,7 +69,7 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   size_t skipped = 0;
   for (const auto& p : x.points) skipped += p.skipped() ? 1 : 0;
   out << "campaign " << shell_quote(c.name) << ": " << x.points.size() << " points ("
-      << c.pairs.size() << (c.fabric ? " link(s) in rounds" : " host pair(s)") << " x "
+      << c.pair_count() << (c.fabric ? " link(s) in rounds" : " host pair(s)") << " x "
       << c.combinations() << (c.search ? " run(s) drawn by the search" : " combination(s)") << " x "
       << c.repetitions << " repetition(s)";
   if (x.excluded != 0) out << ", " << x.excluded << " excluded";
@@ -98,19 +98,9 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
     }
   }
   out << "points:\n";
-  for (const auto& p : x.points) {
-    const HostPair& pair = c.pairs[p.pair];
-    out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  [" << pair.name;
-    if (p.round) out << ", round " << (*p.round + 1) << " " << c.fabric->rounds[*p.round].label;
-    out << ", repetition " << p.repetition << "]  " << describe_values(p.values) << "\n";
-    if (p.skipped()) {
-      out << "      SKIPPED: " << p.skip_reason << "\n";
-      continue;
-    }
-    if (done.count(p.id) != 0) {
-      out << "      DONE (--resume: " << p.id << ".json exists and the index says ok)\n";
-      continue;
-    }
+  // A point's commands; a fabric's flows of one combination differ only in their hosts, so a
+  // fabric shows them for the first flow of each combination and every point on one line.
+  auto commands = [&](const Point& p, const HostPair& pair) {
     const std::string address =
         pair.connect_address.empty() ? "<address from the ready line>" : pair.connect_address;
     out << "      server on " << pair.server.host << ": "
@@ -118,8 +108,35 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
     out << "      client on " << pair.client.host << ": "
         << launchers.at(pair.client.host)
                ->describe_start(client_argv(pair.client, address, "<port from the ready line>",
-                                            p.workload_options))
+                                            p.workload_options()))
         << "\n";
+  };
+  std::map<const PointWorkload*, size_t> combination;  // fabric: shown as "combination N"
+  for (const auto& p : x.points) {
+    const std::string status =
+        p.skipped()             ? "SKIPPED: " + p.skip_reason()
+        : done.count(p.id) != 0 ? "DONE (--resume: " + p.id + ".json exists and the index says ok)"
+                                : "";
+    if (c.fabric) {
+      const auto [it, first] = combination.emplace(p.work.get(), combination.size() + 1);
+      if (first) {
+        out << "  combination " << it->second << ": " << describe_values(p.values()) << "\n";
+        if (!p.skipped()) commands(p, c.pair(p.pair));
+        out << "      (every flow: the same commands on its own server and client hosts)\n";
+      }
+      out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  ["
+          << c.pair_name(p.pair) << ", round " << (*p.round + 1) << " "
+          << c.fabric->rounds[*p.round].label << ", repetition " << p.repetition << ", combination "
+          << it->second << "]" << (status.empty() ? "" : "  ") << status << "\n";
+      continue;
+    }
+    const HostPair& pair = c.pairs[p.pair];
+    out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  [" << pair.name
+        << ", repetition " << p.repetition << "]  " << describe_values(p.values()) << "\n";
+    if (!status.empty())
+      out << "      " << status << "\n";
+    else
+      commands(p, pair);
   }
 }
 

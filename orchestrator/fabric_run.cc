@@ -2,9 +2,24 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
+#include <tuple>
 #include <utility>
 
 namespace rdmabench {
+
+std::vector<const Point*> with_round_partners(const Expansion& x,
+                                              const std::vector<const Point*>& todo) {
+  using Key = std::tuple<unsigned, const PointWorkload*, uint32_t>;
+  std::set<Key> rounds;
+  for (const Point* p : todo)
+    if (p->round) rounds.emplace(p->repetition, p->work.get(), *p->round);
+  std::vector<const Point*> out;
+  for (const Point& p : x.points)
+    if (!p.skipped() && p.round && rounds.count({p.repetition, p.work.get(), *p.round}) != 0)
+      out.push_back(&p);
+  return out;
+}
 
 FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& todo,
                           const std::map<std::string, unsigned>& host_cpus) {
@@ -43,10 +58,10 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
   std::map<std::string, size_t> group_of;  // repetition, combination and round -> group
   for (const Point* p : todo) {
     const std::string planned = unsplit_label(f.rounds.at(*p->round).label);
-    const auto& [index, flow] = where.at({planned, c.pairs[p->pair].name});
+    const auto& [index, flow] = where.at({planned, c.pair_name(p->pair)});
     const Round& r = rounds[index];
     const std::string key =
-        std::to_string(p->repetition) + "\n" + std::to_string(index) + "\n" + p->values.dump();
+        std::to_string(p->repetition) + "\n" + std::to_string(index) + "\n" + p->values().dump();
     auto [it, fresh] = group_of.emplace(key, run.groups.size());
     if (fresh) run.groups.emplace_back();
     nlohmann::json fields = {{"pattern", fabric_pattern_name(f.pattern.kind)},

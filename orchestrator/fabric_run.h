@@ -26,6 +26,13 @@ struct FabricRun {
   std::string note;   // the cap applied, for the sweep's output
 };
 
+// --resume in a fabric: a round runs whole, so that a flow is measured again under the load its
+// round puts on the fabric. The points of every round (the same repetition, workload
+// combination and planned round) that has a point in `todo`, in expansion order; the partners
+// that had finished are measured again and their new results replace the old.
+std::vector<const Point*> with_round_partners(const Expansion& x,
+                                              const std::vector<const Point*>& todo);
+
 // `todo`: the points to run, in expansion order; `host_cpus`: online CPUs by HostSpec::host.
 FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& todo,
                           const std::map<std::string, unsigned>& host_cpus);

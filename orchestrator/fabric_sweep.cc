@@ -21,7 +21,7 @@ std::vector<LinkRun> link_runs(const FabricSweepContext& ctx) {
   std::vector<LinkRun> runs;
   for (const Point& p : ctx.expansion.points) {
     if (p.skipped()) continue;
-    LinkRun r{p.pair, ctx.campaign.pairs[p.pair].name, p.values, p.id, nullptr, ""};
+    LinkRun r{p.pair, ctx.campaign.pair_name(p.pair), p.values(), p.id, nullptr, ""};
     const auto it = index.find(p.id);
     if (it == index.end()) {
       r.error = "not run";
@@ -57,7 +57,7 @@ void retest_suspects(std::vector<LinkVerdict>& verdicts, const FabricSweepContex
     alone.id += "-alone";
     auto it = done.find(alone.id);
     if (it == done.end()) {
-      const HostPair& pair = ctx.campaign.pairs[alone.pair];
+      const HostPair pair = ctx.campaign.pair(alone.pair);
       ctx.out << "retest alone: " << pair.name << " (" << alone.id << ")" << std::endl;
       PointOutcome o;
       try {
@@ -75,7 +75,7 @@ void retest_suspects(std::vector<LinkVerdict>& verdicts, const FabricSweepContex
                         {"point_id", alone.id},
                         {"retest_of", v.point_id},
                         {"host_pair", pair.name},
-                        {"matrix", alone.values}};
+                        {"matrix", alone.values()}};
         write_file_atomic(ctx.dir + "/retest/" + alone.id + ".json", doc.dump(2) + "\n");
       }
       ctx.recorder.write_logs(alone.id, o);
@@ -100,7 +100,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
     if (ctx.stop.load()) break;
     std::vector<RoundFlow> flows;
     for (const FabricRun::Member& m : g.members) {
-      flows.push_back({m.point, &c.pairs[m.point->pair], m.server_name});
+      flows.push_back({m.point, c.pair(m.point->pair), m.server_name});
       ctx.progress.started(m.point->id);
     }
     const std::vector<PointOutcome> outcomes =
@@ -116,7 +116,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
       ++result.finished;
       if (!ok) ++result.failed;
       const nlohmann::json& f = g.members[i].fields["fabric"];
-      const auto clock = ctx.host_clocks.find(c.pairs[g.members[i].point->pair].client.host);
+      const auto clock = ctx.host_clocks.find(c.pair(g.members[i].point->pair).client.host);
       const ClockOffset offset = clock != ctx.host_clocks.end() ? clock->second : ClockOffset{};
       results.push_back({f["server"], f["client"], ok ? outcomes[i].document : nullptr,
                          offset.offset_s, offset.uncertainty_s});
@@ -124,7 +124,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
     const nlohmann::json& first = g.members.front().fields["fabric"];
     const nlohmann::ordered_json summary =
         round_record(first["round"], first["round_index"], g.members.front().point->repetition,
-                     g.members.front().point->values, results, utc_now());
+                     g.members.front().point->values(), results, utc_now());
     ctx.writer.append(summary);
     ctx.progress.note(round_line(summary, run.rounds));
   }

@@ -31,8 +31,7 @@ std::string slug(std::string_view text, size_t max_len) {
   return out.empty() ? "x" : out;
 }
 
-std::string point_id(const nlohmann::json& values, const std::string& pair_name,
-                     unsigned repetition, const std::string& round) {
+PointIds::PointIds(const nlohmann::json& values) : values_text_(values.dump()) {
   const std::string op = values.value("op", "write");
   const std::string mode = values.value("mode", "bw");
   std::vector<uint64_t> list;
@@ -48,16 +47,27 @@ std::string point_id(const nlohmann::json& values, const std::string& pair_name,
     sizes = format_size(list.front()) + "-" + format_size(list.back()) + "x" +
             std::to_string(list.size());
   }
-  const std::string readable =
-      slug(op + "-" + values.value("qp", "rc") + "-" + mode + "-" + sizes, 48);
-  // nlohmann::json objects keep their keys sorted: dump() is canonical.
-  nlohmann::json identity = {
-      {"host_pair", pair_name}, {"matrix", values}, {"repetition", repetition}};
-  if (!round.empty()) identity["round"] = round;
+  readable_ = slug(op + "-" + values.value("qp", "rc") + "-" + mode + "-" + sizes, 48);
+}
+
+std::string PointIds::id(const std::string& pair_name, unsigned repetition,
+                         const std::string& round) const {
+  // The identity hashed is the canonical JSON text of {"host_pair", "matrix", "repetition",
+  // "round"} (keys sorted, as nlohmann::json dumps an object), written out directly.
+  std::string identity = "{\"host_pair\":" + nlohmann::json(pair_name).dump() +
+                         ",\"matrix\":" + values_text_ +
+                         ",\"repetition\":" + std::to_string(repetition);
+  if (!round.empty()) identity += ",\"round\":" + nlohmann::json(round).dump();
+  identity += '}';
   char hash[24];
   std::snprintf(hash, sizeof hash, "%010llx",
-                static_cast<unsigned long long>(fnv1a64(identity.dump()) >> 24));
-  return readable + "-" + slug(pair_name, 24) + "-r" + std::to_string(repetition) + "-" + hash;
+                static_cast<unsigned long long>(fnv1a64(identity) >> 24));
+  return readable_ + "-" + slug(pair_name, 24) + "-r" + std::to_string(repetition) + "-" + hash;
+}
+
+std::string point_id(const nlohmann::json& values, const std::string& pair_name,
+                     unsigned repetition, const std::string& round) {
+  return PointIds(values).id(pair_name, repetition, round);
 }
 
 }  // namespace rdmabench

@@ -25,4 +25,18 @@ std::string slug(std::string_view text, size_t max_len = 40);
 std::string point_id(const nlohmann::json& values, const std::string& pair_name,
                      unsigned repetition, const std::string& round = "");
 
+// The same ids for many points of one combination: what depends on the values alone (the slug's
+// workload part, the values' canonical text) is made once. PointIds(values).id(...) ==
+// point_id(values, ...), byte for byte.
+class PointIds {
+ public:
+  explicit PointIds(const nlohmann::json& values);
+  std::string id(const std::string& pair_name, unsigned repetition,
+                 const std::string& round = "") const;
+
+ private:
+  std::string readable_;     // "write-rc-bw-64_4K"
+  std::string values_text_;  // values.dump()
+};
+
 }  // namespace rdmabench

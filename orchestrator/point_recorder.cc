@@ -13,7 +13,7 @@ void PointRecorder::write_logs(const std::string& id, const PointOutcome& o) con
 }
 
 bool PointRecorder::record(const Point& p, const PointOutcome& o, const nlohmann::json& extra) {
-  const HostPair& pair = c_.pairs[p.pair];
+  const HostPair pair = c_.pair(p.pair);
   const std::string base = dir_ + "/" + p.id;
   write_logs(p.id, o);
   nlohmann::json point = {{"campaign", c_.name},
@@ -22,7 +22,7 @@ bool PointRecorder::record(const Point& p, const PointOutcome& o, const nlohmann
                           {"host_pair", pair.name},
                           {"server_host", pair.server.host},
                           {"client_host", pair.client.host},
-                          {"matrix", p.values}};
+                          {"matrix", p.values()}};
   point.update(extra);
   std::string error = o.error;
   bool ok = o.ok;

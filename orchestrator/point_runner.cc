@@ -87,8 +87,8 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
 
   // Client.
   try {
-    client = ctx.client.start(client_argv(ctx.pair.client, ep.address, ep.port, p.workload_options),
-                              ctx.token);
+    client = ctx.client.start(
+        client_argv(ctx.pair.client, ep.address, ep.port, p.workload_options()), ctx.token);
   } catch (const Error& e) {
     return finish(false, "cannot start the client on " + ch + ": " + e.what());
   }

@@ -42,8 +42,8 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
   std::map<std::string, ServerSlot> servers;
   for (const RoundFlow& f : flows) {
     ServerSlot& s = servers[f.server_name];
-    s.spec = &f.link->server;
-    s.connect_address = f.link->connect_address;
+    s.spec = &f.link.server;
+    s.connect_address = f.link.connect_address;
     ++s.sessions;
   }
 
@@ -96,12 +96,12 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
       continue;
     }
     try {
-      clients[i] = ctx.launchers.at(f.link->client.host)
-                       ->start(client_argv(f.link->client, s.endpoint.address, s.endpoint.port,
-                                           f.point->workload_options),
+      clients[i] = ctx.launchers.at(f.link.client.host)
+                       ->start(client_argv(f.link.client, s.endpoint.address, s.endpoint.port,
+                                           f.point->workload_options()),
                                ctx.token);
     } catch (const Error& e) {
-      failed[i] = "cannot start the client on " + f.link->client.host + ": " + e.what();
+      failed[i] = "cannot start the client on " + f.link.client.host + ": " + e.what();
     }
   }
   for (;;) {
@@ -146,10 +146,10 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
     o.client_log = clients[i] ? clients[i]->err() : "";
     o.duration_s = took;
     std::string why = failed[i];
-    if (why.empty()) why = judge_client(*clients[i], flows[i].link->client.host, o.document);
+    if (why.empty()) why = judge_client(*clients[i], flows[i].link.client.host, o.document);
     o.ok = why.empty();
     if (!o.ok)
-      o.error = failure_text(why, flows[i].server_name, o.server_log, flows[i].link->client.host,
+      o.error = failure_text(why, flows[i].server_name, o.server_log, flows[i].link.client.host,
                              o.client_log);
   }
   return out;

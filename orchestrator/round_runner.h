@@ -17,8 +17,8 @@ namespace rdmabench {
 
 struct RoundFlow {
   const Point* point = nullptr;
-  const HostPair* link = nullptr;  // the flow's link: both ends and the connect address
-  std::string server_name;         // the fabric host serving it (one server process each)
+  HostPair link;            // the flow's link: both ends and the connect address
+  std::string server_name;  // the fabric host serving it (one server process each)
 };
 
 struct RoundContext {

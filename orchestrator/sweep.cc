@@ -24,6 +24,7 @@
 #include "orchestrator/cliff.h"
 #include "orchestrator/clock_offset.h"
 #include "orchestrator/dry_run.h"
+#include "orchestrator/fabric_run.h"
 #include "orchestrator/fabric_sweep.h"
 #include "orchestrator/host_env.h"
 #include "orchestrator/launcher.h"
@@ -116,7 +117,7 @@ void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir
     std::ifstream in(dir + "/" + p.id + ".json");
     if (!in) continue;
     const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    for (auto& o : cliff_observations(doc, p.values, c.pairs[p.pair].name, p.id, spec, order))
+    for (auto& o : cliff_observations(doc, p.values(), c.pair_name(p.pair), p.id, spec, order))
       observations.push_back(std::move(o));
   }
   const CliffScan scan = find_cliffs(observations, spec.threshold);
@@ -140,14 +141,18 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
 
   // Hosts and how they are used.
   std::map<std::string, HostUse> hosts;
-  for (const auto& pair : c.pairs) {
-    for (const auto& [spec, role] :
-         {std::pair<const HostSpec*, const char*>{&pair.server, "server"},
-          std::pair<const HostSpec*, const char*>{&pair.client, "client"}}) {
-      HostUse& u = hosts[spec->host];
-      if (u.rdmabench.empty()) u.rdmabench = spec->rdmabench;
-      u.paths.insert(spec->rdmabench);
-      u.roles.insert("host pair '" + pair.name + "' " + role);
+  auto use = [&](const HostSpec& spec, const std::string& role) {
+    HostUse& u = hosts[spec.host];
+    if (u.rdmabench.empty()) u.rdmabench = spec.rdmabench;
+    u.paths.insert(spec.rdmabench);
+    u.roles.insert(role);
+  };
+  if (c.fabric) {  // by host, not by link: a fabric has up to a million links
+    for (const FabricHost& h : c.fabric->hosts) use(h.spec, "fabric host '" + h.name + "'");
+  } else {
+    for (const auto& pair : c.pairs) {
+      use(pair.server, "host pair '" + pair.name + "' server");
+      use(pair.client, "host pair '" + pair.name + "' client");
     }
   }
 
@@ -187,6 +192,14 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
                     control ? control->path() : std::string("/tmp/rdmabench-ssh.XXXXXX")};
       launchers[h] = make_ssh_launcher(h, s);
     }
+  }
+
+  if (c.fabric && !done.empty()) {
+    // A fabric's round runs whole: the finished partners of a flow still to run run again.
+    std::vector<const Point*> left;
+    for (const auto& p : x.points)
+      if (!p.skipped() && done.count(p.id) == 0) left.push_back(&p);
+    for (const Point* p : with_round_partners(x, left)) done.erase(p->id);
   }
 
   if (opt.dry_run) {
@@ -287,8 +300,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     if (it != index.end() && it->second.status == "skipped") continue;
     writer.append(index_line({.point_id = p.id,
                               .status = "skipped",
-                              .error = p.skip_reason,
-                              .host_pair = c.pairs[p.pair].name,
+                              .error = p.skip_reason(),
+                              .host_pair = c.pair_name(p.pair),
                               .repetition = p.repetition,
                               .time = utc_now()}));
   }
@@ -298,7 +311,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   if (!bad_paths.empty()) {
     std::vector<const Point*> runnable;
     for (const Point* p : todo) {
-      const HostPair& pair = c.pairs[p->pair];
+      const HostPair pair = c.pair(p->pair);
       std::string why;
       for (const HostSpec* h : {&pair.server, &pair.client})
         if (auto it = bad_paths.find({h->host, h->rdmabench}); it != bad_paths.end())
@@ -338,7 +351,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       for (size_t i = next_hint; i < todo.size(); ++i) {
         if (taken[i]) continue;
         any_left = true;
-        const HostPair& pair = c.pairs[todo[i]->pair];
+        const HostPair pair = c.pair(todo[i]->pair);
         if (busy.count(pair.server.host) == 0 && busy.count(pair.client.host) == 0) {
           pick = i;
           break;
@@ -352,7 +365,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
       taken[pick] = true;
       while (next_hint < todo.size() && taken[next_hint]) ++next_hint;
       const Point& p = *todo[pick];
-      const HostPair& pair = c.pairs[p.pair];
+      const HostPair pair = c.pair(p.pair);
       busy.insert(pair.server.host);
       busy.insert(pair.client.host);
       lock.unlock();

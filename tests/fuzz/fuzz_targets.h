@@ -159,7 +159,7 @@ inline int run_workload_json(std::string_view input) {
     auto times = [&](size_t n) {
       points = n != 0 && points > SIZE_MAX / n ? SIZE_MAX : points * n;
     };
-    times(c.pairs.size());
+    times(c.flow_count());
     times(c.combinations());  // the matrix's combinations, or the runs a search drew
     if (points > 2000) return;
     const Expansion x = expand(c);
@@ -167,7 +167,7 @@ inline int run_workload_json(std::string_view input) {
           "expand() made a different number of points than the matrix has");
     for (const auto& p : x.points) {
       check(!p.id.empty(), "a point without an id");
-      describe_values(p.values);
+      describe_values(p.values());
     }
   });
   return accepted;

@@ -49,14 +49,15 @@ TEST(FabricCampaign, PairwiseExpandsToEveryLinkOncePerCombination) {
       parse(fabric_campaign({{"hosts", four_hosts()}, {"pattern", {{"pattern", "pairwise"}}}}));
   ASSERT_TRUE(c.fabric);
   EXPECT_EQ(c.fabric->rounds.size(), 6u);  // 3 rounds, then the same swapped
-  EXPECT_EQ(c.pairs.size(), 12u);          // every ordered pair of 4 hosts: a link each
+  EXPECT_EQ(c.pair_count(), 12u);          // every ordered pair of 4 hosts: a link each
+  EXPECT_EQ(c.flow_count(), 12u);
   std::set<std::string> links;
-  for (const auto& p : c.pairs) links.insert(p.name);
+  for (size_t i = 0; i < c.pair_count(); ++i) links.insert(c.pair(i).name);
   EXPECT_EQ(links.size(), 12u);
   EXPECT_TRUE(links.count("h1 -> h2") == 1 && links.count("h2 -> h1") == 1);
   // A link's server end and the address its clients connect to come from the server host.
-  for (const auto& p : c.pairs)
-    if (p.name == "h1 -> h2") {
+  for (size_t i = 0; i < c.pair_count(); ++i)
+    if (const HostPair p = c.pair(i); p.name == "h1 -> h2") {
       EXPECT_EQ(p.server.host, "h2");
       EXPECT_EQ(p.server.device, "rxe0");
       EXPECT_EQ(p.client.host, "h1");
@@ -75,7 +76,7 @@ TEST(FabricCampaign, PairwiseExpandsToEveryLinkOncePerCombination) {
     // Each point is one flow of its round.
     bool found = false;
     for (const Flow& f : c.fabric->rounds[*p.round].flows)
-      found = found || link_name(*c.fabric, f) == c.pairs[p.pair].name;
+      found = found || link_name(*c.fabric, f) == c.pair_name(p.pair);
     EXPECT_TRUE(found) << p.id;
   }
   EXPECT_EQ(ids.size(), x.points.size());
@@ -109,7 +110,8 @@ TEST(FabricCampaign, ALinkInSeveralRoundsIsSeveralPoints) {
   std::set<std::string> ids;
   for (const auto& p : x.points) ids.insert(p.id);
   EXPECT_EQ(ids.size(), 6u);
-  EXPECT_EQ(c.pairs.size(), 2u);  // two links in all
+  EXPECT_EQ(c.pair_count(), 2u);  // two links in all
+  EXPECT_EQ(c.flow_count(), 3u);  // h2 -> h1 in both rounds
 }
 
 TEST(FabricCampaign, PairsMayNameHosts) {
@@ -210,6 +212,33 @@ TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
   run = plan_fabric_run(capped, {all[1], all[4]}, {});
   ASSERT_EQ(run.groups.size(), 2u);
   EXPECT_EQ(run.groups[0].members.size(), 1u);
+}
+
+// --resume: every round with a flow still to run runs whole (its finished flows as well), so a
+// flow is measured under its round's load; rounds with nothing to run stay out.
+TEST(FabricRun, ResumeRunsARoundWithItsPartners) {
+  const json hosts = json::parse(R"(["a", "b", "c", "d"])");
+  const Campaign c =
+      parse(fabric_campaign({{"hosts", hosts}, {"pattern", {{"pattern", "pairwise"}}}}));
+  const Expansion x = expand(c);  // 6 rounds x 2 flows x 2 combinations
+  ASSERT_EQ(x.points.size(), 24u);
+  const Point* missing = &x.points[5];
+  std::vector<const Point*> partners = with_round_partners(x, {missing});
+  ASSERT_EQ(partners.size(), 2u);  // its round's two flows, in expansion order
+  for (const Point* p : partners) {
+    EXPECT_EQ(p->round, missing->round);
+    EXPECT_EQ(p->repetition, missing->repetition);
+    EXPECT_EQ(p->work, missing->work);
+  }
+  EXPECT_TRUE(partners[0] == missing || partners[1] == missing);
+  EXPECT_NE(partners[0]->pair, partners[1]->pair);
+  // Two flows of one round and one of another: two rounds, four points.
+  const Point* other = nullptr;
+  for (const Point& p : x.points)
+    if (p.round != missing->round && p.work == missing->work) other = &p;
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(with_round_partners(x, {partners[0], partners[1], other}).size(), 4u);
+  EXPECT_TRUE(with_round_partners(x, {}).empty());
 }
 
 TEST(RoundSummary, TotalsHostsFairnessAndSpread) {

@@ -281,7 +281,7 @@ TEST(SearchDraw, BudgetBoundsAndDeterminism) {
     ASSERT_EQ(x1.points.size(), 16u);
     for (size_t i = 0; i < x1.points.size(); ++i) {
       EXPECT_EQ(x1.points[i].id, x2.points[i].id);
-      EXPECT_EQ(x1.points[i].values, d.runs[i].values);
+      EXPECT_EQ(x1.points[i].values(), d.runs[i].values);
     }
     c["search"]["seed"] = 8;
     const Expansion x3 = expand(parse(c));
