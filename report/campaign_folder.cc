@@ -42,6 +42,8 @@ CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes)
       c.has_index = true;
       c.points = parse_index_points(text, &c.bad_index_lines);
       c.cliffs = parse_cliffs(text);
+      c.rounds = parse_records(text, "round");
+      if (auto v = parse_records(text, "verdicts"); !v.empty()) c.verdicts = std::move(v.back());
       if (c.bad_index_lines > 0)
         notes << "rdmabench: note: " << (d / "index.jsonl").string() << ": " << c.bad_index_lines
               << " line(s) are not point records; left out\n";

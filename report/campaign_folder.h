@@ -26,6 +26,9 @@ struct CampaignFolder {
   std::map<std::string, nlohmann::json> failed_docs;
   // The last {"record": "cliffs"} line of index.jsonl (a search campaign with "cliff"), if any.
   std::optional<nlohmann::json> cliffs;
+  // A fabric campaign's {"record": "round"} lines, in order, and its last "verdicts" record.
+  std::vector<nlohmann::json> rounds;
+  std::optional<nlohmann::json> verdicts;
 };
 
 // Reads the campaign files of `dir`; a folder without them gives has_index false and nothing

@@ -9,6 +9,7 @@
 #include "harness/error.h"
 #include "report/data_table.h"
 #include "report/grouping.h"
+#include "report/link_matrix.h"
 #include "report/spread.h"
 #include "report/templates.h"
 
@@ -29,13 +30,6 @@ struct Labels {
   std::string xrange;  // "lo:hi"
   bool errorbars = false;
 };
-
-std::string terminal(const std::string& format) {
-  if (format == "png") return R"(pngcairo noenhanced size 960,540 font "Sans,10")";
-  if (format == "svg")
-    return R"(svg noenhanced size 960,540 dynamic font "Sans,10" background rgb "white")";
-  return R"(pdfcairo noenhanced size 16cm,9cm font "Sans,8")";
-}
 
 // Contents of a gnuplot double-quoted string.
 std::string quoted(const std::string& s) {
@@ -133,7 +127,7 @@ Figure render(const std::string& name, const DataTable& table,
       {"NAME", name},
       {"EXT", format},
       {"OUTPUT", name + "." + format},
-      {"TERMINAL", terminal(format)},
+      {"TERMINAL", figure_terminal(format)},
       {"COMMON", std::string(plot_template("common"))},
       {"DATA", data},
       {"NSERIES", std::to_string(series.size())},
@@ -325,6 +319,15 @@ void note_failures(const std::vector<ResultFile>& runs, std::ostream& notes) {
 
 }  // namespace
 
+std::string figure_terminal(const std::string& format, bool square) {
+  const std::string px = square ? "720,680" : "960,540";
+  if (format == "png") return "pngcairo noenhanced size " + px + R"( font "Sans,10")";
+  if (format == "svg")
+    return "svg noenhanced size " + px + R"( dynamic font "Sans,10" background rgb "white")";
+  return std::string("pdfcairo noenhanced size ") + (square ? "12cm,11cm" : "16cm,9cm") +
+         R"( font "Sans,8")";
+}
+
 void check_image_format(const std::string& format) {
   if (format != "png" && format != "svg" && format != "pdf")
     throw ConfigError("--format", format, "png, svg or pdf");
@@ -354,6 +357,8 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
   } else if (opt.point) {
     notes << "rdmabench: note: no latency-mode documents; --point is not used\n";
   }
+  for (Figure& f : link_matrix_figures(runs, opt.link_marks, opt.format))
+    out.push_back(std::move(f));
   note_failures(runs, notes);
   if (out.empty()) throw Error("no successful measurements to plot");
   return out;

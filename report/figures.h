@@ -3,8 +3,10 @@
 // the templates in plots/*.gp.in).
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/results_set.h"
@@ -21,14 +23,21 @@ struct FigureOptions {
   std::string format = "png";     // png, svg or pdf
   std::string group_by;           // a series field, "" = automatic
   std::optional<uint64_t> point;  // message size of the latency CDF and histogram; default smallest
+  // A fabric's verdicts, marked in its link matrix: (matrix values text, "client -> server") ->
+  // verdict (link_matrix.h; from the campaign folder's verdicts record).
+  std::map<std::pair<std::string, std::string>, std::string> link_marks;
 };
+
+// gnuplot's terminal line for `format` (960x540, or 720x680 for a square figure).
+std::string figure_terminal(const std::string& format, bool square = false);
 
 // Throws ConfigError("--format", format, ...) unless png, svg or pdf.
 void check_image_format(const std::string& format);
 
 // Bandwidth-mode documents give "bandwidth" (Gb/s; both directions added for --bidir) and
 // "msgrate" (Mmsg/s); latency-mode documents give "latency" (p50, p99, p99.9), "latency_cdf" and
-// "latency_hist" (of the --point size). Repetitions give the median with min-max error bars.
+// "latency_hist" (of the --point size); a fabric campaign's flows give "link_matrix" (one per
+// workload combination: link_matrix.h). Repetitions give the median with min-max error bars.
 // Sizes that failed are left out with a note on `notes`. Throws ConfigError for a bad format,
 // --group-by or --point.
 std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const FigureOptions& opt,

@@ -3,12 +3,16 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <ostream>
+#include <sstream>
 
 #include "harness/error.h"
 #include "report/figures.h"
 #include "report/gnuplot.h"
+#include "report/link_matrix.h"
 #include "report/results_set.h"
+#include "workloads/campaign_index.h"
 
 namespace rdmabench {
 namespace fs = std::filesystem;
@@ -46,6 +50,16 @@ std::vector<std::string> run_plot(const PlotOptions& opt, std::ostream& notes) {
   if (opt.point) fopt.point = parse_size(*opt.point, "--point");
   check_image_format(fopt.format);
   std::vector<ResultFile> runs = load_results(opt.inputs, notes);
+  for (const auto& in : opt.inputs) {  // a fabric campaign's verdicts mark its link matrix
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) continue;
+    std::ifstream index(fs::path(in) / "index.jsonl");
+    if (!index) continue;
+    std::stringstream text;
+    text << index.rdbuf();
+    if (auto v = parse_records(text.str(), "verdicts"); !v.empty())
+      for (auto& [k, mark] : link_marks(v.back())) fopt.link_marks[k] = mark;
+  }
   std::vector<Figure> figures = make_figures(runs, fopt, notes);
   std::string gnuplot = find_gnuplot();
 

@@ -13,6 +13,7 @@
 #include "report/data_uri.h"
 #include "report/figures.h"
 #include "report/gnuplot.h"
+#include "report/link_matrix.h"
 #include "report/plot.h"
 #include "report/report_html.h"
 #include "report/report_model.h"
@@ -90,6 +91,9 @@ std::string run_report(const ReportOptions& opt, std::ostream& notes) {
   if (any_success(inputs)) {
     FigureOptions fopt;
     fopt.format = opt.format;
+    for (const auto& in : inputs)
+      if (in.campaign && in.campaign->verdicts)
+        for (auto& [k, v] : link_marks(*in.campaign->verdicts)) fopt.link_marks[k] = v;
     figures = make_figures(runs, fopt, notes);
   } else {
     notes << "rdmabench: note: no successful measurement; the report has no figures\n";

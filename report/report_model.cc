@@ -189,6 +189,17 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
       m.searched_cliffs = true;
       add_cliffs(*c.cliffs, m.cliffs);
     }
+    for (RoundRow& r : round_rows(c.rounds)) m.rounds.push_back(std::move(r));
+    if (c.verdicts) {  // several fabric folders: their verdicts together
+      FabricVerdicts v = fabric_verdicts(*c.verdicts);
+      if (!m.verdicts) {
+        m.verdicts = std::move(v);
+      } else {
+        m.verdicts->judged += v.judged;
+        for (const auto& [k, n] : v.counts) m.verdicts->counts[k] += n;
+        for (VerdictRow& r : v.not_ok) m.verdicts->not_ok.push_back(std::move(r));
+      }
+    }
     for (const auto& p : c.points) {
       note_time(p.time);
       if (p.status == "ok") {

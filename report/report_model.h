@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/campaign_folder.h"
+#include "report/fabric_model.h"
 #include "report/results_set.h"
 #include "report/spread.h"
 
@@ -85,6 +86,9 @@ struct ReportModel {
   std::vector<SkippedPoint> skipped;
   bool searched_cliffs = false;  // some input has a cliffs record (then the section is shown)
   std::vector<CliffRow> cliffs;
+  // A fabric campaign's round records and verdicts (fabric_model.h); empty otherwise.
+  std::vector<RoundRow> rounds;
+  std::optional<FabricVerdicts> verdicts;
 };
 
 ReportModel build_report_model(const std::vector<ReportInput>& inputs);

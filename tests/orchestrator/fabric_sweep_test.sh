@@ -18,6 +18,10 @@
 #   4. incast 3 -> 1 with one client host whose rdmabench is missing: it is named and left out,
 #      its link recorded failed ("left out") and judged failed, the round runs the other two
 #      flows; the sweep exits 1.
+#   5. step 1's folder with one flow recorded failed: --resume (and its dry run) runs that flow's
+#      round whole, both flows, and nothing else; `plot` draws the link matrix (every link, the
+#      diagonal blank) and `report` has the Fabric section (verdicts, the 7 round records) and
+#      the matrix. (RDMABENCH_KEEP_LINK_MATRIX=FILE keeps the image.)
 # Fails (never skips) without the testbed.
 set -u
 BIN=${1:?usage: fabric_sweep_test.sh RDMABENCH CHECK_RESULTS}
@@ -199,6 +203,44 @@ assert v["counts"]["failed"] == 1 and v["counts"]["ok"] == 2, v
 assert r["flows"] == 2 and r["ok"] == 2, r  # the round ran without the left-out flow
 print("left out: l4 -> l1; the incast's other 2 flows ran")
 PY
+
+step "5. --resume runs a round whole; plot and report draw the link matrix"
+# A flow of step 1's pairwise run is recorded failed: --resume runs its round again, with its
+# partner (the round's load), and nothing else.
+id=$(head -n 1 "$T/dry.ids")
+printf '{"point_id":"%s","status":"failed","duration_s":1,"error":"planted by the test","host_pair":"x","repetition":1,"time":"t"}\n' \
+    "$id" >>"$T/p/index.jsonl"
+"$BIN" sweep "$CFG" --out "$T/p" --resume --dry-run >"$T/rdry.out" 2>&1 || { show "$T/rdry.out"; fail "resume dry run"; }
+grep -q "10 already done (--resume)" "$T/rdry.out" || { show "$T/rdry.out"; fail "expected 10 done, 2 to run"; }
+[ "$(grep -c 'DONE (--resume' "$T/rdry.out")" = 10 ] || fail "expected 10 DONE points"
+"$BIN" sweep "$CFG" --out "$T/p" --resume >"$T/rrun.out" 2>"$T/rrun.err"
+rc=$?
+show "$T/rrun.out" "$T/rrun.err"
+[ "$rc" = 0 ] || fail "the resumed sweep exited with $rc"
+grep -q "12 points, 2 to run, 10 already done" "$T/rrun.out" || fail "the resume did not run the round whole"
+python3 - "$T/p" "$id" <<'PY' || fail "the resumed round is not recorded"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl")]
+last = {}
+for l in lines:
+    if "point_id" in l:
+        last[l["point_id"]] = l
+assert last[sys.argv[2]]["status"] == "ok", last[sys.argv[2]]
+assert all(l["status"] == "ok" for l in last.values()), last
+rounds = [l for l in lines if l.get("record") == "round"]
+assert len(rounds) == 7 and rounds[-1]["flows"] == 2 and rounds[-1]["ok"] == 2, rounds[-1]
+print("resume: the failed flow's round ran again, both its flows")
+PY
+"$BIN" plot "$T/p" --out "$T/plots" >"$T/plot.out" 2>&1 || { show "$T/plot.out"; fail "plot"; }
+[ -s "$T/plots/link_matrix.png" ] || fail "plot drew no link matrix"
+grep -q '# hosts: l1 l2 l3 l4' "$T/plots/link_matrix.dat" || fail "the link matrix does not name the 4 hosts"
+[ "$(grep -c ' NaN$' "$T/plots/link_matrix.dat")" = 4 ] || fail "expected every link measured (NaN on the diagonal only)"
+"$BIN" report "$T/p" >"$T/report.out" 2>&1 || { show "$T/report.out"; fail "report"; }
+grep -q '<section id="fabric">' "$T/p/report.html" || fail "the report has no Fabric section"
+grep -q '12 link measurement(s) judged' "$T/p/report.html" || fail "the report does not show the verdicts"
+[ "$(grep -c '<tr class="round">' "$T/p/report.html")" = 7 ] || fail "the report does not list the 7 round records"
+grep -q 'Link matrix: every link of the fabric' "$T/p/report.html" || fail "the report has no link matrix"
+if [ -n "${RDMABENCH_KEEP_LINK_MATRIX:-}" ]; then cp "$T/plots/link_matrix.png" "$RDMABENCH_KEEP_LINK_MATRIX"; fi
 
 rm -rf "$T"
 echo "fabric sweeps: ok"

@@ -1,0 +1,109 @@
+#include "report/fabric_model.h"
+
+#include <cstdio>
+
+#include "workloads/workload.h"
+#include "workloads/workload_fields.h"
+
+namespace rdmabench {
+namespace {
+
+std::string str(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+std::optional<double> num(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+long whole(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<long>() : 0;
+}
+
+std::string g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string workload_text(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("matrix") || !j["matrix"].is_object()) return "";
+  try {
+    return describe_values(j["matrix"]);
+  } catch (const std::exception&) {  // a value describe_values cannot read
+    return j["matrix"].dump();
+  }
+}
+
+}  // namespace
+
+std::vector<RoundRow> round_rows(const std::vector<nlohmann::json>& records) {
+  std::vector<RoundRow> rows;
+  for (const auto& r : records) {
+    if (!r.is_object() || !r.contains("sizes") || !r["sizes"].is_array()) continue;
+    for (const auto& s : r["sizes"]) {
+      if (!s.is_object()) continue;
+      RoundRow row;
+      row.round = str(r, "round");
+      row.workload = workload_text(r);
+      row.repetition = whole(r, "repetition");
+      row.flows = whole(r, "flows");
+      row.ok = whole(r, "ok");
+      row.size =
+          s.contains("size") && s["size"].is_number_unsigned() ? s["size"].get<uint64_t>() : 0;
+      row.total_gbps = num(s, "total_gbps");
+      row.jain = num(s, "jain");
+      if (s.contains("gbps")) {
+        row.min_gbps = num(s["gbps"], "min");
+        row.median_gbps = num(s["gbps"], "median");
+        row.max_gbps = num(s["gbps"], "max");
+      }
+      if (s.contains("p50_ns"))
+        if (auto p = num(s["p50_ns"], "median")) row.p50_us = *p / 1000;
+      row.overlap = num(s, "overlap");
+      row.overlap_low = r.contains("overlap_low") && r["overlap_low"] == true;  // the round's mark
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+FabricVerdicts fabric_verdicts(const nlohmann::json& record) {
+  FabricVerdicts v;
+  v.judged = whole(record, "judged");
+  if (record.contains("counts") && record["counts"].is_object())
+    for (const auto& [k, n] : record["counts"].items())
+      if (n.is_number_integer()) v.counts[k] = n.get<long>();
+  if (record.contains("criteria") && record["criteria"].is_object()) {
+    const nlohmann::json& c = record["criteria"];
+    if (auto f = num(c, "bw_fraction"))
+      v.criteria += "bandwidth below " + g(*f) + " of the best link's";
+    if (auto f = num(c, "lat_factor"))
+      v.criteria +=
+          std::string(v.criteria.empty() ? "" : ", ") + "p50 above " + g(*f) + "x the best link's";
+    if (auto f = num(c, "port_fraction"))
+      v.criteria += std::string(v.criteria.empty() ? "" : ", ") + "bandwidth below " + g(*f) +
+                    " of the port speed";
+  }
+  if (record.contains("not_ok") && record["not_ok"].is_array())
+    for (const auto& e : record["not_ok"]) {
+      if (!e.is_object()) continue;
+      VerdictRow row;
+      row.link = str(e, "link");
+      row.workload = workload_text(e);
+      row.metric = str(e, "metric");
+      row.verdict = str(e, "verdict");
+      row.why = str(e, "why");
+      row.point = str(e, "point_id");
+      row.size =
+          e.contains("size") && e["size"].is_number_unsigned() ? e["size"].get<uint64_t>() : 0;
+      row.value = num(e, "value");
+      row.best = num(e, "best");
+      row.alone = num(e, "alone");
+      v.not_ok.push_back(std::move(row));
+    }
+  return v;
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,45 @@
+#pragma once
+// What `rdmabench report` shows of a fabric campaign (issue 18): its round records (the
+// aggregate of each round: total, fairness, min/median/max flow, the flows' window overlap) and
+// its verdicts record (the links judged, and each one not ok), read from the campaign folder's
+// index.jsonl. Untrusted input: a member missing or of the wrong type gives an empty cell.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rdmabench {
+
+// One round at one message size (orchestrator/round_summary.h).
+struct RoundRow {
+  std::string round;     // "pairwise 2/3"
+  std::string workload;  // its matrix values, described
+  long repetition = 0;
+  long flows = 0, ok = 0;
+  uint64_t size = 0;
+  std::optional<double> total_gbps, jain, min_gbps, median_gbps, max_gbps, p50_us, overlap;
+  bool overlap_low = false;
+};
+
+// A link that is not ok (orchestrator/fabric_verdicts.h).
+struct VerdictRow {
+  std::string link, workload, metric, verdict, why, point;
+  uint64_t size = 0;
+  std::optional<double> value, best, alone;
+};
+
+struct FabricVerdicts {
+  std::string criteria;  // "bw below 0.93 of the best, p50 above 2.1x the best, ..."
+  long judged = 0;
+  std::map<std::string, long> counts;  // verdict -> links
+  std::vector<VerdictRow> not_ok;
+};
+
+// The rows of round records (in order).
+std::vector<RoundRow> round_rows(const std::vector<nlohmann::json>& records);
+// A verdicts record.
+FabricVerdicts fabric_verdicts(const nlohmann::json& record);
+
+}  // namespace rdmabench

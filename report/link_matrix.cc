@@ -1,0 +1,216 @@
+#include "report/link_matrix.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <set>
+
+#include "report/data_table.h"
+#include "report/templates.h"
+#include "workloads/workload_fields.h"
+
+namespace rdmabench {
+namespace {
+
+// How bad a verdict is, for the worst of several sizes.
+int severity(const std::string& verdict) {
+  if (verdict == "bad") return 4;
+  if (verdict == "failed") return 3;
+  if (verdict == "congested") return 2;
+  if (verdict == "suspect") return 1;
+  return 0;
+}
+
+std::string mark_text(const std::string& verdict) {
+  if (verdict == "bad") return "BAD";
+  if (verdict == "failed") return "FAILED";
+  if (verdict == "congested") return "congested";
+  return verdict;
+}
+
+std::string text_of(const nlohmann::json& point, const char* key) {
+  return point.contains(key) && point[key].is_string() ? point[key].get<std::string>() : "";
+}
+
+// One combination's flows: link -> its documents.
+struct Combination {
+  nlohmann::json values;  // the point's matrix values
+  Mode mode = Mode::kBw;
+  std::map<std::pair<std::string, std::string>, std::vector<const ResultFile*>> links;  // (c, s)
+  std::set<std::string> hosts;
+};
+
+// The best figure of a link at `size`: the highest Gb/s (both directions for --bidir) or the
+// lowest p50 (µs); nullopt when no run of it measured that size.
+std::optional<double> best_at(const std::vector<const ResultFile*>& runs, uint64_t size,
+                              bool latency) {
+  std::optional<double> best;
+  for (const ResultFile* r : runs)
+    for (const SizeResult& s : r->run.results) {
+      if (s.size != size || !s.error.empty()) continue;
+      if (latency && !s.latency) continue;
+      const double v =
+          latency ? s.latency->summary.p50 / 1000 : s.gbps + (s.reverse ? s.reverse->gbps : 0);
+      if (!best || (latency ? v < *best : v > *best)) best = v;
+    }
+  return best;
+}
+
+// gnuplot's double-quoted string contents.
+std::string gp_string(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+Figure matrix_figure(const std::string& name, const Combination& c, const LinkMarks& marks,
+                     const std::string& format) {
+  const bool latency = c.mode == Mode::kLat;
+  std::set<uint64_t> sizes;
+  for (const auto& [link, runs] : c.links)
+    for (const ResultFile* r : runs)
+      for (const SizeResult& s : r->run.results)
+        if (s.error.empty() && (!latency || s.latency)) sizes.insert(s.size);
+  const uint64_t size = sizes.empty() ? 0 : latency ? *sizes.begin() : *sizes.rbegin();
+  std::vector<std::string> hosts(c.hosts.begin(), c.hosts.end());
+  std::sort(hosts.begin(), hosts.end(), natural_less);
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < hosts.size(); ++i) at[hosts[i]] = i;
+  const std::string combination = c.values.dump();
+  const bool numbers = hosts.size() <= 16;  // room for a figure in each cell
+
+  std::string grid, labels;
+  size_t marked = 0;
+  for (size_t s = 0; s < hosts.size(); ++s) {
+    for (size_t k = 0; k < hosts.size(); ++k) {
+      std::optional<double> v;
+      std::string mark;
+      if (auto it = c.links.find({hosts[k], hosts[s]}); it != c.links.end()) {
+        v = best_at(it->second, size, latency);
+        if (auto m = marks.find({combination, hosts[k] + " -> " + hosts[s]}); m != marks.end())
+          mark = mark_text(m->second);
+      }
+      grid += std::to_string(k) + " " + std::to_string(s) + " " +
+              (v ? format_number(*v) : std::string("NaN")) + "\n";
+      std::string label = v && numbers ? format_number(std::round(*v * 100) / 100) : "";
+      if (!mark.empty()) {
+        label += (label.empty() ? "" : " ") + mark;
+        ++marked;
+      }
+      if (!label.empty())
+        labels += std::to_string(k) + " " + std::to_string(s) + " \"" + gp_string(label) + "\"\n";
+    }
+    grid += "\n";  // one scan line per server
+  }
+  std::string tics;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    tics += (i == 0 ? "" : ", ") + ("\"" + gp_string(hosts[i]) + "\" " + std::to_string(i));
+  const std::string what = latency ? "p50 latency (µs)" : "bandwidth (Gb/s)";
+  const std::string title = "Link matrix: " + what + " at " + format_size(size) +
+                            (size >= 1024 ? "iB" : " B") + " — " +
+                            describe_values(c.values) +
+                            (marked != 0 ? " (" + std::to_string(marked) + " marked)" : "");
+  Figure f;
+  f.name = name;
+  f.data = "# rdmabench plot data of " + name + ".gp: " + title +
+           "\n# block 0: client_index server_index value (NaN: not measured), one scan line per "
+           "server; block 1: client_index server_index label\n# hosts: " +
+           [&] {
+             std::string h;
+             for (const auto& x : hosts) h += (h.empty() ? "" : " ") + x;
+             return h;
+           }() +
+           "\n" + grid + "\n" + (labels.empty() ? "0 0 \"\"\n" : labels);
+  std::string data = f.data;
+  if (!data.empty() && data.back() == '\n') data.pop_back();
+  f.script = fill_template(plot_template("link_matrix"),
+                           {{"NAME", name},
+                            {"EXT", format},
+                            {"OUTPUT", name + "." + format},
+                            {"TERMINAL", figure_terminal(format, true)},
+                            {"DATA", data},
+                            {"TITLE", gp_string(title)},
+                            {"CBLABEL", what},
+                            {"LAST", std::to_string(hosts.empty() ? 0 : hosts.size() - 1)},
+                            {"TICS", tics},
+                            {"PALETTE", latency ? "negative" : "positive"}});
+  return f;
+}
+
+}  // namespace
+
+bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
+    const bool db = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
+    if (da && db) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie])) != 0) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je])) != 0) ++je;
+      const std::string na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+      const std::string ta = na.substr(std::min(na.find_first_not_of('0'), na.size()));
+      const std::string tb = nb.substr(std::min(nb.find_first_not_of('0'), nb.size()));
+      if (ta.size() != tb.size()) return ta.size() < tb.size();
+      if (ta != tb) return ta < tb;
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j || (a.size() - i == b.size() - j && a < b);
+}
+
+LinkMarks link_marks(const nlohmann::json& record) {
+  LinkMarks marks;
+  if (!record.is_object() || !record.contains("not_ok") || !record["not_ok"].is_array())
+    return marks;
+  for (const auto& e : record["not_ok"]) {
+    if (!e.is_object() || !e.contains("matrix") || !e["matrix"].is_object()) continue;
+    const std::string link = text_of(e, "link"), verdict = text_of(e, "verdict");
+    if (link.empty() || verdict.empty()) continue;
+    std::string& m = marks[{e["matrix"].dump(), link}];
+    if (severity(verdict) > severity(m)) m = verdict;
+  }
+  return marks;
+}
+
+std::vector<Figure> link_matrix_figures(const std::vector<ResultFile>& runs, const LinkMarks& marks,
+                                        const std::string& format) {
+  std::map<std::string, Combination> by_values;  // matrix text -> its flows
+  std::vector<std::string> order;                // combinations in the order first seen
+  for (const ResultFile& r : runs) {
+    if (!r.point.is_object() || !r.point.contains("fabric") || !r.point["fabric"].is_object())
+      continue;
+    const nlohmann::json& f = r.point["fabric"];
+    const std::string server = text_of(f, "server"), client = text_of(f, "client");
+    if (server.empty() || client.empty()) continue;
+    const nlohmann::json values =
+        r.point.contains("matrix") ? r.point["matrix"] : nlohmann::json::object();
+    auto [it, fresh] = by_values.try_emplace(values.dump());
+    if (fresh) {
+      order.push_back(it->first);
+      it->second.values = values;
+      it->second.mode = r.run.workload.mode;
+    }
+    it->second.links[{client, server}].push_back(&r);
+    it->second.hosts.insert({server, client});
+  }
+  std::vector<Figure> out;
+  for (const std::string& key : order) {
+    const std::string name =
+        out.empty() ? "link_matrix" : "link_matrix_" + std::to_string(out.size() + 1);
+    out.push_back(matrix_figure(name, by_values.at(key), marks, format));
+  }
+  return out;
+}
+
+}  // namespace rdmabench

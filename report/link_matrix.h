@@ -1,0 +1,35 @@
+#pragma once
+// A fabric's link matrix (issue 18): a heat map of every link a fabric campaign measured, server
+// by client, one figure per workload combination of its flows (result documents whose "point"
+// has a "fabric" object). A cell is the link's best figure over its repetitions and rounds: Gb/s
+// at the combination's largest size in bandwidth mode, p50 latency (µs) at its smallest size in
+// latency mode. Links the sweep's verdicts call bad, congested or failed are marked in their
+// cell; a link that was not measured is blank.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/figures.h"
+#include "report/results_set.h"
+
+namespace rdmabench {
+
+// (the combination's matrix values as canonical JSON text, link "client -> server") -> the
+// link's worst verdict at any size of that combination.
+using LinkMarks = std::map<std::pair<std::string, std::string>, std::string>;
+
+// The marks of a {"record": "verdicts"} line (its "not_ok" links; untrusted: malformed entries
+// are left out).
+LinkMarks link_marks(const nlohmann::json& verdicts_record);
+
+// The matrices of the fabric flows among `runs` ("link_matrix", "link_matrix_2", ...); none
+// without fabric documents.
+std::vector<Figure> link_matrix_figures(const std::vector<ResultFile>& runs, const LinkMarks& marks,
+                                        const std::string& format);
+
+// Host names in natural order: "h2" before "h10".
+bool natural_less(const std::string& a, const std::string& b);
+
+}  // namespace rdmabench

@@ -1,0 +1,179 @@
+// A fabric campaign in `rdmabench plot` and `rdmabench report` (issue 18): the link matrix (a
+// cell per link measured, its best figure over the repetitions, the verdicts' marks, blank for
+// a link not measured) and the report's Fabric section (the verdict counts, every link that is
+// not ok, the round records). The records are written by the orchestrator's own functions, the
+// documents are a committed fixture's with a fabric point added.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "orchestrator/fabric_verdicts.h"
+#include "orchestrator/round_summary.h"
+#include "report/link_matrix.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "tests/unit/report_test_util.h"
+#include "workloads/campaign_index.h"
+
+namespace rdmabench {
+namespace {
+
+using namespace testutil;
+using nlohmann::json;
+
+const json kValues = {{"op", "write"}, {"sizes", {4096, 65536}}};
+
+// The Gb/s a link gets in the folder below: h1 -> h3 is the slow one, h3 -> h2 is not measured.
+double link_gbps(int client, int server, int repetition) {
+  if (client == 1 && server == 3) return 2.0 + repetition;
+  return 10.0 * client + server + repetition;  // distinct, the second repetition better
+}
+
+// A fabric folder: hosts h1, h2, h3 and h10 (natural order puts h10 last); every ordered pair
+// but h3 -> h2, two repetitions; verdicts: h1 -> h3 bad, h2 -> h1 congested; one round record.
+void write_fabric_folder(const fs::path& dir) {
+  fs::create_directories(dir);
+  const json doc = read_json(results_fixture("qp/write_rc.json"));
+  const int hosts[] = {1, 2, 3, 10};
+  std::string index;
+  for (int rep = 1; rep <= 2; ++rep)
+    for (int c : hosts)
+      for (int s : hosts) {
+        if (c == s || (c == 3 && s == 2)) continue;
+        json d = doc;
+        const std::string client = "h" + std::to_string(c), server = "h" + std::to_string(s);
+        const std::string id = client + "-" + server + "-r" + std::to_string(rep);
+        d["workload"]["sizes"] = {4096, 65536};
+        d["results"] = json::array({doc["results"][6], doc["results"][10]});  // 4K, 64K
+        d["results"][1]["gbps"] = link_gbps(c, s, rep);
+        d["results"][0]["gbps"] = 0.5;
+        d["point"] = {
+            {"campaign", "fab"},
+            {"point_id", id},
+            {"repetition", rep},
+            {"host_pair", client + " -> " + server},
+            {"server_host", "local"},
+            {"client_host", "local"},
+            {"matrix", kValues},
+            {"fabric", {{"pattern", "pairwise"}, {"server", server}, {"client", client}}}};
+        write_text(dir / (id + ".json"), d.dump());
+        index += json{{"point_id", id}, {"status", "ok"}, {"host_pair", client + " -> " + server}}
+                     .dump() +
+                 "\n";
+      }
+  std::vector<LinkVerdict> v(3);
+  v[0].link = "h1 -> h3";
+  v[0].verdict = "bad";
+  v[0].why = "below 0.93 of the best link's";
+  v[1].link = "h2 -> h1";
+  v[1].verdict = "congested";
+  v[2].link = "h1 -> h2";
+  v[2].verdict = "ok";
+  for (LinkVerdict& x : v) {
+    x.values = kValues;
+    x.size = 65536;
+    x.metric = "gbps";
+    x.value = 3.0;
+    x.best = 33.0;
+  }
+  index += verdict_record(v, VerdictCriteria{}, "2026-11-25T00:00:00Z").dump() + "\n";
+  json flow = doc;
+  flow["results"] = json::array({doc["results"][10]});
+  index +=
+      round_record("pairwise 1/3", 0, 1, kValues,
+                   {{"h2", "h1", flow, 0, 0}, {"h10", "h3", flow, 0, 0}}, "2026-11-25T00:00:00Z")
+          .dump() +
+      "\n";
+  write_text(dir / "index.jsonl", index);
+}
+
+TEST(LinkMatrix, HostsInNaturalOrder) {
+  EXPECT_TRUE(natural_less("h2", "h10"));
+  EXPECT_FALSE(natural_less("h10", "h2"));
+  EXPECT_TRUE(natural_less("node-1-a", "node-1-b"));
+  EXPECT_TRUE(natural_less("h02", "h3"));
+  EXPECT_FALSE(natural_less("h1", "h1"));
+}
+
+TEST(LinkMatrix, ACellPerLinkWithItsBestFigureAndTheVerdictsMarks) {
+  TempDir t;
+  write_fabric_folder(t.path());
+  std::ostringstream notes;
+  const auto runs = load_results({t.path().string()}, notes);
+  const auto index = read_text(t.path() / "index.jsonl");
+  const LinkMarks marks = link_marks(parse_records(index, "verdicts").back());
+  EXPECT_EQ(marks.size(), 2u);  // the ok link is not a mark
+  const std::vector<Figure> figs = link_matrix_figures(runs, marks, "png");
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(figs[0].name, "link_matrix");
+  // Block 0: "client server value" per cell, hosts h1 h2 h3 h10 as indices 0..3.
+  std::istringstream in(figs[0].data);
+  std::map<std::pair<int, int>, std::string> cell, label;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("# hosts:", 0) == 0) {
+      EXPECT_EQ(line, "# hosts: h1 h2 h3 h10");
+    }
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream l(line);
+    int c = 0, s = 0;
+    std::string rest;
+    l >> c >> s;
+    std::getline(l >> std::ws, rest);
+    (rest.front() == '"' ? label : cell)[{c, s}] = rest;
+  }
+  EXPECT_EQ(cell.size(), 16u);               // the whole grid
+  EXPECT_EQ(cell.at({0, 0}), "NaN");         // a host with itself
+  EXPECT_EQ(cell.at({2, 1}), "NaN");         // h3 -> h2: not measured
+  EXPECT_EQ(cell.at({0, 2}), "4");           // h1 -> h3: its best repetition, 2 + 2
+  EXPECT_EQ(cell.at({3, 0}), "103");         // h10 -> h1: 100 + 1 + 2
+  EXPECT_EQ(label.at({0, 2}), "\"4 BAD\"");  // marked bad
+  EXPECT_EQ(label.at({1, 0}), "\"23 congested\"");
+  EXPECT_EQ(label.at({0, 1}), "\"14\"");  // h1 -> h2: ok, just its figure
+  EXPECT_NE(figs[0].script.find("with image"), std::string::npos);
+  EXPECT_NE(figs[0].script.find("(2 marked)"), std::string::npos);
+}
+
+TEST(LinkMatrix, PlotOfAFabricFolderDrawsItWithGnuplot) {
+  TempDir t;
+  write_fabric_folder(t.path() / "fab");
+  PlotOptions opt;
+  opt.inputs = {(t.path() / "fab").string()};
+  opt.out_dir = (t.path() / "plots").string();
+  std::ostringstream notes;
+  const auto images = run_plot(opt, notes);
+  const fs::path png = t.path() / "plots" / "link_matrix.png";
+  EXPECT_TRUE(std::find(images.begin(), images.end(), png.string()) != images.end());
+  ASSERT_TRUE(fs::exists(png));
+  EXPECT_EQ(read_text(png).substr(1, 3), "PNG");
+  EXPECT_NE(read_text(t.path() / "plots" / "link_matrix.gp").find("BAD"), std::string::npos);
+}
+
+TEST(LinkMatrix, NoneWithoutFabricDocuments) {
+  std::ostringstream notes;
+  const auto runs = load_results({results_fixture("bw")}, notes);
+  EXPECT_TRUE(link_matrix_figures(runs, {}, "png").empty());
+  EXPECT_TRUE(link_marks(json::parse(R"({"not_ok": [1, {"link": 2}, {"matrix": {}}]})")).empty());
+}
+
+TEST(FabricReport, VerdictsRoundsAndTheMatrixAreInThePage) {
+  TempDir t;
+  write_fabric_folder(t.path() / "fab");
+  ReportOptions opt;
+  opt.inputs = {(t.path() / "fab").string()};
+  opt.out_file = (t.path() / "r.html").string();
+  std::ostringstream notes;
+  run_report(opt, notes);
+  const std::string html = read_text(t.path() / "r.html");
+  EXPECT_NE(html.find("<section id=\"fabric\">"), std::string::npos);
+  EXPECT_NE(html.find("3 link measurement(s) judged"), std::string::npos) << html;
+  EXPECT_NE(html.find("1 bad</span>"), std::string::npos);
+  EXPECT_NE(html.find("data-link=\"h1 -&gt; h3\""), std::string::npos);
+  EXPECT_NE(html.find("data-link=\"h2 -&gt; h1\""), std::string::npos);
+  EXPECT_EQ(html.find("data-link=\"h1 -&gt; h2\""), std::string::npos) << "an ok link is listed";
+  EXPECT_NE(html.find("<tr class=\"round\"><td>pairwise 1/3</td>"), std::string::npos);
+  EXPECT_NE(html.find("Link matrix: every link of the fabric"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rdmabench
