@@ -150,11 +150,13 @@ void CmConnection::accept_all(QueuePairs& qps, int rd_atomic, uint64_t nonce,
     const bool has_pd = ev.private_data.size() >= sizeof pd;
     if (has_pd) std::memcpy(&pd, ev.private_data.data(), sizeof pd);
     const uint32_t flat = pd.index;
-    const char* why = !has_pd              ? "no session nonce"
-                      : pd.nonce != nonce  ? "wrong nonce"
-                      : flat >= total      ? "QP index out of range"
-                      : qps.at(flat).cm_id ? "QP already connected"
-                                           : nullptr;
+    // (On InfiniBand and RoCE the request's private data has a fixed size, zero-padded: a
+    // stranger's request without any carries a zero nonce, which no session draws.)
+    const char* why = !has_pd || pd.nonce == 0 ? "no session nonce"
+                      : pd.nonce != nonce      ? "wrong nonce"
+                      : flat >= total          ? "QP index out of range"
+                      : qps.at(flat).cm_id     ? "QP already connected"
+                                               : nullptr;
     if (why != nullptr) {
       rdma_reject(id.get(), nullptr, 0);  // not this session's client: it goes on waiting
       rejected_.add(peer_address(id.get()) + " (" + why + ")");

@@ -91,7 +91,8 @@ long rss_kib(pid_t pid) {
 }
 
 // A stranger's rdma_cm connect request to addr:port, with `private_data` (none when empty) and
-// no QP of its own: returns the event it got ("RDMA_CM_EVENT_REJECTED" when turned away).
+// no QP of its own: returns the event it got ("RDMA_CM_EVENT_REJECTED 28" when a listener turned
+// it away).
 std::string cm_stranger(const std::string& addr, uint16_t port,
                         const std::vector<uint8_t>& private_data) {
   constexpr std::chrono::milliseconds kWait(20000);
@@ -107,17 +108,26 @@ std::string cm_stranger(const std::string& addr, uint16_t port,
   if (rdma_resolve_route(id.get(), 5000) != 0) return "rdma_resolve_route failed";
   cm_expect(ch.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, kWait, "the stranger's route");
   rdma_conn_param cp{};
-  cp.qp_num = 0x4242;  // no QP: a request is all a stranger needs to send
+  // No QP: a request is all a stranger needs to send. Each stranger a QP number of its own: the
+  // passive side's CM turns away a request naming a QP that another pending request names
+  // (stale connection) before the listener sees it.
+  static std::atomic<uint32_t> next_qpn{0x4242};
+  cp.qp_num = next_qpn++;
   cp.retry_count = 7;
   cp.private_data = private_data.empty() ? nullptr : private_data.data();
   cp.private_data_len = static_cast<uint8_t>(private_data.size());
   if (rdma_connect(id.get(), &cp) != 0) return "rdma_connect failed";
-  return rdma_event_str(cm_next(ch.get(), kWait, "the stranger's connect").type);
+  const CmEvent ev = cm_next(ch.get(), kWait, "the stranger's connect");
+  std::string what = rdma_event_str(ev.type);
+  // The reason of a rejection: 28 (consumer defined) when a listener called rdma_reject; the
+  // CM's own otherwise (8, invalid service id: nobody listens on that port).
+  if (ev.type == RDMA_CM_EVENT_REJECTED) what += " " + std::to_string(ev.status);
+  return what;
 }
 
-// The ports of the rdma_cm ids `pid` is listening on, as anyone on the host can list them
-// (`rdma res show cm_id`): how a stranger finds a session's listener.
-std::vector<uint16_t> cm_listen_ports(pid_t pid) {
+// The ports rdmabench's rdma_cm ids listen on, as anyone on the host can list them (`rdma res
+// show cm_id`): how a stranger finds a session's listener.
+std::vector<uint16_t> cm_listen_ports() {
   std::vector<uint16_t> ports;
   FILE* p = ::popen("rdma -j res show cm_id 2>/dev/null", "r");
   if (p == nullptr) return ports;
@@ -127,12 +137,21 @@ std::vector<uint16_t> cm_listen_ports(pid_t pid) {
   ::pclose(p);
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_array()) return ports;
-  for (const auto& e : j)
-    if (e.is_object() && e.value("state", "") == "LISTEN" && e.value("pid", 0) == pid &&
-        e.value("src-port", 0) != 0)
-      ports.push_back(static_cast<uint16_t>(e.value("src-port", 0)));
+  // {"state": "LISTEN", "comm": "rdmabench", "src-addr": "198.18.0.1:41234", "pid": TID, ...}:
+  // the pid is the thread's that made the id (a session's), so the program's name tells.
+  for (const auto& e : j) {
+    if (!e.is_object() || e.value("state", "") != "LISTEN" || e.value("comm", "") != "rdmabench")
+      continue;
+    const std::string src = e.value("src-addr", "");
+    const size_t colon = src.rfind(':');
+    if (colon != std::string::npos && colon + 1 < src.size())
+      ports.push_back(static_cast<uint16_t>(std::stoul(src.substr(colon + 1))));
+  }
   return ports;
 }
+
+// What a stranger's request gets from a session's listener (rdma_reject).
+const std::string kRejectedByListener = "RDMA_CM_EVENT_REJECTED 28";
 
 // Private data as the session's client sends it (QP index, padding, nonce).
 std::vector<uint8_t> cm_private_data(uint32_t index, uint64_t nonce) {
@@ -172,7 +191,8 @@ class ServerLoad : public ::testing::Test {
 };
 
 // Reads a server's merged output (its log) as it comes, so that a chatty log never fills the
-// pipe and stalls the server; wait_for() a line while it runs, text() once it has exited.
+// pipe and stalls the server; wait_for() a line and text() while it runs (a failure message
+// never waits for the server), final_text() once it has exited.
 class LogDrain {
  public:
   explicit LogDrain(Background& b)
@@ -186,7 +206,13 @@ class LogDrain {
     b_.kill_now(SIGKILL);
     if (t_.joinable()) t_.join();
   }
-  const std::string& text() {
+  // What the log holds so far (the server may still be running).
+  std::string text() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return text_;
+  }
+  // The whole log, once the server has exited (waits for the end of its output).
+  const std::string& final_text() {
     if (t_.joinable()) t_.join();
     return text_;
   }
@@ -298,12 +324,12 @@ TEST_F(ServerLoad, StrangersDoNotLockLegitimateClientsOut) {
     attackers.emplace_back([&, t] {
       std::mt19937_64 rng(static_cast<uint64_t>(11 + t));
       while (!stop) {
-        for (uint16_t port : cm_listen_ports(srv->pid())) {
+        for (uint16_t port : cm_listen_ports()) {
           for (int k = 0; k < 4 && !stop; ++k) {
             ++cm_sent;
             const std::string ev = cm_stranger(
                 addr_, port, k % 2 == 0 ? std::vector<uint8_t>{} : cm_private_data(0, rng()));
-            if (ev == "RDMA_CM_EVENT_REJECTED") ++cm_rejected;
+            if (ev == kRejectedByListener) ++cm_rejected;
           }
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -348,17 +374,19 @@ TEST_F(ServerLoad, StrangersDoNotLockLegitimateClientsOut) {
   RecordProperty("rdma_cm_requests_rejected", std::to_string(cm_rejected.load()));
   std::printf(
       "load: %llu connections tried, %llu rdma_cm requests sent to session listeners (%llu "
-      "rejected), %d legitimate tests passed, slowest %.1f s, server fds max %ld, RSS max %ld "
+      "rejected by a listener), %d legitimate tests passed, slowest %.1f s, server fds max %ld, "
+      "RSS max %ld "
       "KiB\n",
       static_cast<unsigned long long>(tried.load()),
       static_cast<unsigned long long>(cm_sent.load()),
       static_cast<unsigned long long>(cm_rejected.load()), kClients, slowest, max_fds, max_rss);
   srv->kill_now(SIGTERM);
-  const std::string& log = drain.text();
+  const std::string& log = drain.final_text();
   EXPECT_NE(log.find("dropped 127.0.0."), std::string::npos) << "log names no dropped peer";
   EXPECT_NE(log.find("refused 127.0.0."), std::string::npos) << "log names no refused peer";
   EXPECT_NE(log.find("token does not match"), std::string::npos);
-  // Every rdma_cm request turned away is in the log with its address and reason.
+  // Every rdma_cm request a listener turned away is in the log with its address and reason
+  // (a request that came after the session connected found no listener: the CM rejected it).
   if (cm_rejected > 0) {
     EXPECT_NE(log.find("rdma_cm connect request(s) without the session's nonce: " + addr_),
               std::string::npos)
@@ -469,7 +497,7 @@ TEST_F(ServerLoad, RdmaCmListenerRejectsStrangersAndTheSessionConnects) {
         const std::vector<uint8_t> pd = kind == 0   ? std::vector<uint8_t>{}
                                         : kind == 1 ? cm_private_data(0, accept.cm_nonce ^ 1)
                                                     : cm_private_data(99, accept.cm_nonce);
-        if (cm_stranger(addr_, accept.cm_port, pd) == "RDMA_CM_EVENT_REJECTED") ++rejected;
+        if (cm_stranger(addr_, accept.cm_port, pd) == kRejectedByListener) ++rejected;
       }
     });
   for (auto& t : flood) t.join();
