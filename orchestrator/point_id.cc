@@ -50,14 +50,27 @@ PointIds::PointIds(const nlohmann::json& values) : values_text_(values.dump()) {
   readable_ = slug(op + "-" + values.value("qp", "rc") + "-" + mode + "-" + sizes, 48);
 }
 
+namespace {
+
+// `s` as a JSON string, as nlohmann::json dumps it (quotes, backslashes and control characters
+// escaped; everything else, UTF-8 included, as it is), without building a json value for the
+// common case of a plain name.
+std::string json_text(const std::string& s) {
+  for (const unsigned char c : s)
+    if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f || c >= 0x80)
+      return nlohmann::json(s).dump();
+  return '"' + s + '"';
+}
+
+}  // namespace
+
 std::string PointIds::id(const std::string& pair_name, unsigned repetition,
                          const std::string& round) const {
   // The identity hashed is the canonical JSON text of {"host_pair", "matrix", "repetition",
   // "round"} (keys sorted, as nlohmann::json dumps an object), written out directly.
-  std::string identity = "{\"host_pair\":" + nlohmann::json(pair_name).dump() +
-                         ",\"matrix\":" + values_text_ +
+  std::string identity = "{\"host_pair\":" + json_text(pair_name) + ",\"matrix\":" + values_text_ +
                          ",\"repetition\":" + std::to_string(repetition);
-  if (!round.empty()) identity += ",\"round\":" + nlohmann::json(round).dump();
+  if (!round.empty()) identity += ",\"round\":" + json_text(round);
   identity += '}';
   char hash[24];
   std::snprintf(hash, sizeof hash, "%010llx",
