@@ -112,8 +112,7 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
     tics += (i == 0 ? "" : ", ") + ("\"" + gp_string(hosts[i]) + "\" " + std::to_string(i));
   const std::string what = latency ? "p50 latency (µs)" : "bandwidth (Gb/s)";
   const std::string title = "Link matrix: " + what + " at " + format_size(size) +
-                            (size >= 1024 ? "iB" : " B") + " — " +
-                            describe_values(c.values) +
+                            (size >= 1024 ? "iB" : " B") + " — " + describe_values(c.values) +
                             (marked != 0 ? " (" + std::to_string(marked) + " marked)" : "");
   Figure f;
   f.name = name;
