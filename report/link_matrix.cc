@@ -111,12 +111,19 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
   for (size_t i = 0; i < hosts.size(); ++i)
     tics += (i == 0 ? "" : ", ") + ("\"" + gp_string(hosts[i]) + "\" " + std::to_string(i));
   const std::string what = latency ? "p50 latency (µs)" : "bandwidth (Gb/s)";
+  // The title names the workload by op, QP type and mode (all its values: the .dat's header).
+  std::string workload;
+  for (const char* k : {"op", "qp", "mode"})
+    if (c.values.contains(k) && c.values[k].is_string())
+      workload += (workload.empty() ? "" : " ") + c.values[k].get<std::string>();
   const std::string title = "Link matrix: " + what + " at " + format_size(size) +
-                            (size >= 1024 ? "iB" : " B") + " — " + describe_values(c.values) +
+                            (size >= 1024 ? "iB" : " B") +
+                            (workload.empty() ? "" : " — " + workload) +
                             (marked != 0 ? " (" + std::to_string(marked) + " marked)" : "");
   Figure f;
   f.name = name;
   f.data = "# rdmabench plot data of " + name + ".gp: " + title +
+           "\n# workload: " + describe_values(c.values) +
            "\n# block 0: client_index server_index value (NaN: not measured), one scan line per "
            "server; block 1: client_index server_index label\n# hosts: " +
            [&] {
