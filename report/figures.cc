@@ -31,16 +31,6 @@ struct Labels {
   bool errorbars = false;
 };
 
-// Contents of a gnuplot double-quoted string.
-std::string quoted(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
@@ -122,7 +112,7 @@ Figure render(const std::string& name, const DataTable& table,
   std::string data = f.data;
   if (!data.empty() && data.back() == '\n') data.pop_back();
   std::vector<std::string> names;
-  for (const auto& s : series) names.push_back("\"" + quoted(s) + "\"");
+  for (const auto& s : series) names.push_back("\"" + gnuplot_string(s) + "\"");
   const std::map<std::string, std::string> values = {
       {"NAME", name},
       {"EXT", format},
@@ -133,10 +123,10 @@ Figure render(const std::string& name, const DataTable& table,
       {"NSERIES", std::to_string(series.size())},
       {"SERIES", join(names, ", ")},
       {"ERRORBARS", l.errorbars ? "1" : "0"},
-      {"TITLE", quoted(l.title)},
-      {"KEYTITLE", quoted(l.key_title)},
-      {"XLABEL", quoted(l.xlabel)},
-      {"YLABEL", quoted(l.ylabel)},
+      {"TITLE", gnuplot_string(l.title)},
+      {"KEYTITLE", gnuplot_string(l.key_title)},
+      {"XLABEL", gnuplot_string(l.xlabel)},
+      {"YLABEL", gnuplot_string(l.ylabel)},
       {"XTICS", l.xtics},
       {"XRANGE", l.xrange}};
   f.script = fill_template(plot_template(name), values);
@@ -318,6 +308,15 @@ void note_failures(const std::vector<ResultFile>& runs, std::ostream& notes) {
 }
 
 }  // namespace
+
+std::string gnuplot_string(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out;
+}
 
 std::string figure_terminal(const std::string& format, bool square) {
   const std::string px = square ? "720,680" : "960,540";

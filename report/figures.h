@@ -28,6 +28,9 @@ struct FigureOptions {
   std::map<std::pair<std::string, std::string>, std::string> link_marks;
 };
 
+// The contents of a gnuplot double-quoted string holding `s` (backslashes and quotes escaped).
+std::string gnuplot_string(const std::string& s);
+
 // gnuplot's terminal line for `format` (960x540, or 720x680 for a square figure).
 std::string figure_terminal(const std::string& format, bool square = false);
 

@@ -58,16 +58,6 @@ std::optional<double> best_at(const std::vector<const ResultFile*>& runs, uint64
   return best;
 }
 
-// gnuplot's double-quoted string contents.
-std::string gp_string(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 Figure matrix_figure(const std::string& name, const Combination& c, const LinkMarks& marks,
                      const std::string& format) {
   const bool latency = c.mode == Mode::kLat;
@@ -103,13 +93,14 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
         ++marked;
       }
       if (!label.empty())
-        labels += std::to_string(k) + " " + std::to_string(s) + " \"" + gp_string(label) + "\"\n";
+        labels +=
+            std::to_string(k) + " " + std::to_string(s) + " \"" + gnuplot_string(label) + "\"\n";
     }
     grid += "\n";  // one scan line per server
   }
   std::string tics;
   for (size_t i = 0; i < hosts.size(); ++i)
-    tics += (i == 0 ? "" : ", ") + ("\"" + gp_string(hosts[i]) + "\" " + std::to_string(i));
+    tics += (i == 0 ? "" : ", ") + ("\"" + gnuplot_string(hosts[i]) + "\" " + std::to_string(i));
   const std::string what = latency ? "p50 latency (µs)" : "bandwidth (Gb/s)";
   // The title names the workload by op, QP type and mode (all its values: the .dat's header).
   std::string workload;
@@ -140,7 +131,7 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
                             {"OUTPUT", name + "." + format},
                             {"TERMINAL", figure_terminal(format, true)},
                             {"DATA", data},
-                            {"TITLE", gp_string(title)},
+                            {"TITLE", gnuplot_string(title)},
                             {"CBLABEL", what},
                             {"LAST", std::to_string(hosts.empty() ? 0 : hosts.size() - 1)},
                             {"TICS", tics},
