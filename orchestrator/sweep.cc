@@ -70,10 +70,12 @@ void make_dir(const std::string& d) {
 class ControlDir {
  public:
   ControlDir() {
-    // $TMPDIR when its path leaves room for the socket names (%C: 40 characters; a Unix
-    // socket path has at most 107).
+    // $TMPDIR when its path leaves room for the socket names: a Unix socket path has at most
+    // 107 characters; ssh binds "%C" (40) plus a temporary suffix (17) in our folder (21 more).
+    constexpr size_t kMaxBase = 107 - 21 - 1 - 40 - 17;
     std::string base = "/tmp";
-    if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t == '/' && std::strlen(t) <= 40)
+    if (const char* t = std::getenv("TMPDIR");
+        t != nullptr && *t == '/' && std::strlen(t) <= kMaxBase)
       base = t;
     std::string tmpl = base + "/rdmabench-ssh.XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());

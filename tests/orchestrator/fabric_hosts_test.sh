@@ -1,0 +1,172 @@
+#!/bin/bash
+# Testbed test: fabric campaigns over ssh across four guests on one L2 segment
+# (testbed/softroce fabric up 4, in a state dir of its own; always taken down at the end).
+#   1. the fabric is up: `fabric status` names 4 guests, `fabric env` their devices and addresses.
+#   2. a planted bad link: on rb-host2 a netem rate limit (20 Mbit/s) on the packets to rb-host3's
+#      address and UDP port 4791 only (RoCE v2), so rb-host2's other links stay clean.
+#      configs/fabric-pairwise.json (bandwidth, 4 KiB; --verify) runs 6 rounds of 2 concurrent
+#      flows, every ordered pair once; the verdicts call rb-host2 -> rb-host3 bad (measured again
+#      alone, still slow) and no other link bad; the sweep exits 6 (a bad link); every result
+#      validates; each round record has the overlap of its flows' windows and each host's in/out.
+#   3. incast 3 -> rb-host1: one round of 3 concurrent flows, one server process serving them
+#      (--sessions 3); the round record's rb-host1 "in" is the sum of the flows.
+#   4. a host that cannot be reached (rb-host9: no such guest) among the incast's clients: it is
+#      named and left out with its link, the other two flows run and pass; the sweep exits 1.
+# The absolute verdict (port_fraction) stays off: soft RDMA reports a port speed it never nears.
+# Usage: fabric_hosts_test.sh RDMABENCH CHECK_RESULTS. Fails (never skips) when the fabric cannot
+# boot.
+set -u
+BIN=${1:?usage: fabric_hosts_test.sh RDMABENCH CHECK_RESULTS}
+CHECK=${2:?usage: fabric_hosts_test.sh RDMABENCH CHECK_RESULTS}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SOFTROCE=$ROOT/testbed/softroce
+BIN=$(readlink -f "$BIN")
+# shellcheck source=tests/orchestrator/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
+for tool in ssh python3 timeout; do
+    command -v "$tool" >/dev/null || fail "$tool not found"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rb-fabric-hosts.XXXXXX")
+chmod 755 "$WORK"
+export RDMABENCH_FABRIC_DIR=$WORK/fabric
+export TMPDIR=$WORK/t
+mkdir -p "$TMPDIR"
+fabric_qemus() { pgrep -f "rdmabench.state=$RDMABENCH_FABRIC_DIR/host" || true; }
+cleanup() {
+    local rc=$? s pid
+    for s in "$TMPDIR"/rdmabench-ssh.*/*; do
+        [ -S "$s" ] && timeout 10 ssh -o ControlPath="$s" -O exit dummy >/dev/null 2>&1
+    done
+    timeout 120 "$SOFTROCE" fabric down >/dev/null 2>&1 || true
+    for pid in $(fabric_qemus); do kill -KILL "$pid" 2>/dev/null || true; done
+    if [ "$rc" = 0 ]; then rm -rf "$WORK"; else echo "(work folder kept: $WORK)" >&2; fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+step "1. fabric up 4 ($RDMABENCH_FABRIC_DIR)"
+CFG=$(timeout 900 "$SOFTROCE" fabric up 4) || fail "testbed/softroce fabric up 4 failed"
+timeout 60 "$SOFTROCE" fabric status >"$WORK/status.out" || { show "$WORK/status.out"; fail "fabric status exited with $?"; }
+show "$WORK/status.out"
+grep -q '^fabric: up (.*, 4 guests)' "$WORK/status.out" || fail "fabric status does not say up with 4 guests"
+[ "$(grep -c '^rb-host[1-4]: running, .* ready$' "$WORK/status.out")" = 4 ] || fail "fabric status: not 4 ready guests"
+eval "$(timeout 60 "$SOFTROCE" fabric env)" || fail "fabric env failed"
+[ "${RB_FABRIC_HOSTS:-}" = 4 ] && [ "${RB_FABRIC_SSH_CONFIG:-}" = "$CFG" ] || fail "fabric env: RB_FABRIC_HOSTS/RB_FABRIC_SSH_CONFIG"
+for n in 1 2 3 4; do
+    v=RB_HOST${n}_ADDR
+    [ -n "${!v:-}" ] || fail "fabric env did not set $v"
+done
+rssh() { timeout 120 ssh -F "$CFG" "$@" </dev/null; }
+
+# campaign OUT PYTHON: configs/fabric-pairwise.json for these guests (bandwidth, 4 KiB, this
+# build's rdmabench), with PYTHON applied to it (`c`).
+campaign() {
+    python3 - "$ROOT/configs/fabric-pairwise.json" "$1" "$2" <<'PY'
+import json, os, sys
+c = json.load(open(sys.argv[1]))
+c["ssh_config"] = os.environ["RB_FABRIC_SSH_CONFIG"]
+for i, h in enumerate(c["fabric"]["hosts"], 1):
+    h["device"] = os.environ["RB_HOST%d_DEVICE" % i]
+    h["gid_index"] = int(os.environ["RB_HOST%d_GID_INDEX" % i])
+    h["connect_address"] = os.environ["RB_HOST%d_ADDR" % i]
+    h["rdmabench"] = os.environ["BIN"]
+# Four busy guests share two CPUs: concurrent flows differ by tens of per cent; the planted
+# link is far below half of the best.
+c["fabric"]["verdicts"] = {"bw_fraction": 0.5}
+c["matrix"] = {"op": "write", "mode": "bw", "sizes": [[4096]], "duration_s": 2, "warmup_s": 0.5,
+               "verify": True, "timeout_s": 60}
+c["timeout_s"] = 180
+exec(sys.argv[3])
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+}
+export BIN RB_FABRIC_SSH_CONFIG RB_HOST1_DEVICE RB_HOST2_DEVICE RB_HOST3_DEVICE RB_HOST4_DEVICE \
+    RB_HOST1_GID_INDEX RB_HOST2_GID_INDEX RB_HOST3_GID_INDEX RB_HOST4_GID_INDEX \
+    RB_HOST1_ADDR RB_HOST2_ADDR RB_HOST3_ADDR RB_HOST4_ADDR
+
+step "2. a bad link planted on rb-host2 toward rb-host3 only; pairwise finds it and nothing else"
+rssh rb-host2 "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST2_ADDR\\// {print \$2}')
+tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+tc qdisc add dev \$d parent 1:4 handle 40: netem rate 20mbit limit 100000
+tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip dst $RB_HOST3_ADDR/32 \
+    match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4" >"$WORK/tc.out" 2>&1 ||
+    { show "$WORK/tc.out"; fail "cannot plant the bad link with tc on rb-host2"; }
+campaign "$WORK/pw.json" "" || fail "cannot write the pairwise campaign"
+"$BIN" sweep "$WORK/pw.json" --out "$WORK/p" >"$WORK/p.out" 2>"$WORK/p.err"
+rc=$?
+show "$WORK/p.out" "$WORK/p.err"
+[ "$rc" = 6 ] || fail "pairwise sweep exited with $rc, expected 6 (a bad link)"
+counts=$("$CHECK" "$WORK/p") || fail "results do not validate ($counts)"
+[ "$counts" = "ok=12 failed=0 skipped=0 results=12 lines=19 envs=4" ] || fail "got: $counts"
+grep -q '^  bad: rb-host2 -> rb-host3 at 4K: .* alone still ' "$WORK/p.out" || fail "the planted link is not called bad"
+python3 - "$WORK/p" <<'PY' || fail "the verdicts or round records are not what the planted link makes"
+import itertools, json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
+rounds = [r for r in recs if r.get("record") == "round"]
+[v] = [r for r in recs if r.get("record") == "verdicts"]
+assert v["counts"]["bad"] == 1 and v["counts"]["failed"] == 0, v["counts"]
+bad = [x for x in v["not_ok"] if x["verdict"] == "bad"]
+assert [x["link"] for x in bad] == ["rb-host2 -> rb-host3"], bad
+assert bad[0]["alone"] < 0.5 * bad[0]["best"], bad
+assert len(rounds) == 6, len(rounds)
+flows = []
+for r in rounds:
+    assert r["flows"] == 2 and r["ok"] == 2, r
+    [s] = r["sizes"]
+    assert 0 < s["overlap"] <= 1 and s["common_window_s"] > 0, s
+    ins = sum(h["in_gbps"] for h in s["hosts"].values())
+    outs = sum(h["out_gbps"] for h in s["hosts"].values())
+    assert abs(ins - s["total_gbps"]) < 1e-9 and abs(outs - s["total_gbps"]) < 1e-9, s
+print("verdicts: %s; round overlaps %s" % (v["counts"], [round(r["sizes"][0]["overlap"], 2) for r in rounds]))
+PY
+
+step "3. incast 3 -> rb-host1: one server process serves the three concurrent clients"
+campaign "$WORK/incast.json" 'c["fabric"]["pattern"] = {"pattern": "incast", "degrees": [3], "targets": [0]}
+c["fabric"]["max_flows_per_host"] = 3' || fail "cannot write the incast campaign"
+rssh rb-host2 "tc qdisc del dev \$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST2_ADDR\\// {print \$2}') root" ||
+    fail "cannot remove the planted link"
+"$BIN" sweep "$WORK/incast.json" --out "$WORK/i" >"$WORK/i.out" 2>"$WORK/i.err"
+rc=$?
+show "$WORK/i.out" "$WORK/i.err"
+[ "$rc" = 0 ] || fail "incast sweep exited with $rc"
+counts=$("$CHECK" "$WORK/i") || fail "incast results do not validate ($counts)"
+[ "$counts" = "ok=3 failed=0 skipped=0 results=3 lines=5 envs=4" ] || fail "got: $counts"
+python3 - "$WORK/i" <<'PY' || fail "the incast round is not one round of 3 flows into rb-host1"
+import glob, json, sys
+docs = [json.load(open(f)) for f in glob.glob(sys.argv[1] + "/*.json")]
+assert len(docs) == 3
+for d in docs:
+    f = d["point"]["fabric"]
+    assert f["server"] == "rb-host1" and f["flows_in_round"] == 3, f
+recs = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
+[r] = [x for x in recs if x.get("record") == "round"]
+[s] = r["sizes"]
+flows = [d["results"][0]["gbps"] for d in docs]
+assert abs(s["hosts"]["rb-host1"]["in_gbps"] - sum(flows)) < 1e-9, (s, flows)
+assert s["flows"] == 3 and 0 < s["overlap"] <= 1, s
+print("incast: 3 flows into rb-host1, %.4f Gb/s in, overlap %.2f" % (sum(flows), s["overlap"]))
+PY
+for log in "$WORK"/i/logs/*.server.log; do
+    # The round's three sessions, all in one server's log: one process served them.
+    [ "$(grep -c '^session with .* size(s), ' "$log")" = 3 ] && [ "$(grep -c ' done$' "$log")" = 3 ] ||
+        { show "$log"; fail "expected the 3 sessions of the round in $log"; }
+done
+
+step "4. an unreachable client host is left out; the other flows of the round run"
+campaign "$WORK/gone.json" 'c["fabric"]["hosts"].append({"host": "rb-host9", "device": "rxe0", "connect_address": "198.18.0.9", "rdmabench": c["fabric"]["hosts"][0]["rdmabench"]})
+c["fabric"]["hosts"] = [c["fabric"]["hosts"][i] for i in (0, 1, 4, 2)]
+c["fabric"]["pattern"] = {"pattern": "incast", "degrees": [3], "targets": [0]}
+c["fabric"]["max_flows_per_host"] = 3
+c["connect_timeout_s"] = 5' || fail "cannot write the campaign with an unreachable host"
+"$BIN" sweep "$WORK/gone.json" --out "$WORK/g" >"$WORK/g.out" 2>"$WORK/g.err"
+rc=$?
+show "$WORK/g.out" "$WORK/g.err"
+[ "$rc" = 1 ] || fail "sweep with an unreachable host exited with $rc, expected 1"
+grep -q 'fabric host rb-host9 is left out, with its links' "$WORK/g.err" || fail "rb-host9 is not named as left out"
+counts=$("$CHECK" "$WORK/g") || fail "results do not validate ($counts)"
+[ "$counts" = "ok=2 failed=1 skipped=0 results=2 lines=5 envs=3" ] || fail "got: $counts"
+grep -q '"left out: its host failed the check' "$WORK/g/index.jsonl" || fail "the left-out link's error is not recorded"
+echo "PASS: fabric over 4 guests: the planted bad link found alone, incast, an unreachable host left out" >&2
