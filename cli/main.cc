@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +34,21 @@ void on_signal(int) { g_stop.store(true); }
 // The client: an interrupted run is a failure with its own status (README "Exit status"), also
 // where SIGINT was inherited ignored (a background job of a non-interactive shell).
 void on_client_signal(int sig) { ::_exit(128 + sig); }
+
+// --start-at: a Unix time no further ahead than the workload's timeout (the server waits that
+// long, and a little more, for the first size); a time already past starts at once.
+double parse_start_at(const std::string& text, double timeout_s) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (text.empty() || *end != '\0' || !(v > 0) || v - now > timeout_s)
+    throw rdmabench::ConfigError(
+        "start-at", text,
+        "a Unix time in seconds at most the timeout (" + std::to_string(std::lround(timeout_s)) +
+            " s) from now (now: " + std::to_string(std::llround(now)) + ")");
+  return v;
+}
 
 void add_local_options(CLI::App* app, rdmabench::LocalSettings& local,
                        std::optional<std::string>& port, std::optional<std::string>& gid) {
@@ -118,6 +135,10 @@ int main(int argc, char** argv) {
   client->add_flag("-J", json_stdout, "print the result document on stdout");
   client->add_option("--token", copt.token, "shared secret (must match the server's)")
       ->envname("RDMABENCH_TOKEN");
+  std::optional<std::string> start_at;
+  client->add_option("--start-at", start_at,
+                     "Unix time (seconds, decimals allowed) at which the first size starts, once "
+                     "connected; at most the workload's timeout ahead (fabric rounds use it)");
 
   // plot
   PlotOptions popt;
@@ -236,6 +257,7 @@ int main(int argc, char** argv) {
       apply_local(copt.local, c_ibport, c_gid);
       if (c_port) copt.port = static_cast<uint16_t>(parse_uint_option("port", *c_port, 1, 65535));
       copt.workload = build_workload(wa);
+      if (start_at) copt.start_at = parse_start_at(*start_at, copt.workload.timeout_s);
       const std::string transport = device_transport(copt.local.device);
       if (transport.empty()) (void)Device::open(copt.local.device);  // throws, listing the devices
       copt.workload.connect = resolve_connect(copt.workload.connect, copt.workload.qp, transport);

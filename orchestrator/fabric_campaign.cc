@@ -114,8 +114,9 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
   if (!j.is_object())
     throw ConfigError(path, brief_json(j),
                       "an object {\"hosts\" or \"hostfile\", \"pattern\", \"max_flows_per_host\", "
-                      "\"verdicts\"}");
-  check_keys(j, path, {"hosts", "hostfile", "pattern", "max_flows_per_host", "verdicts"});
+                      "\"verdicts\", \"start_delay_s\"}");
+  check_keys(j, path,
+             {"hosts", "hostfile", "pattern", "max_flows_per_host", "verdicts", "start_delay_s"});
   FabricSpec f;
   const auto hosts = j.find("hosts");
   const auto hostfile = j.find("hostfile");
@@ -161,6 +162,13 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
       pattern_path);
   if (auto it = j.find("verdicts"); it != j.end())
     f.verdicts = parse_verdict_criteria(*it, path + "/verdicts");
+  if (auto it = j.find("start_delay_s"); it != j.end()) {
+    if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= kMaxStartDelayS))
+      throw ConfigError(path + "/start_delay_s", brief_json(*it),
+                        "seconds from 0 (each client starts once connected) to " +
+                            std::to_string(static_cast<int>(kMaxStartDelayS)));
+    f.start_delay_s = it->get<double>();
+  }
   f.rounds = plan_rounds(f.hosts.size(), f.pattern,
                          f.max_flows_per_host.value_or(std::numeric_limits<uint32_t>::max()));
   return f;

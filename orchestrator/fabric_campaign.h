@@ -48,7 +48,12 @@ struct FabricSpec {
   std::optional<uint32_t> max_flows_per_host;  // nullopt = "auto"
   std::vector<Round> rounds;                   // planned with the explicit cap (or none)
   VerdictCriteria verdicts;                    // "verdicts" (fabric_verdicts.h)
+  // "start_delay_s": a round's clients start measuring this long after they are launched, all
+  // at the same moment (client --start-at, corrected by each host's clock offset); 0: each as
+  // soon as it is connected.
+  double start_delay_s = 3;
 };
+inline constexpr double kMaxStartDelayS = 60;
 
 // `path`: the block's JSON path ("/fabric"); `base_dir`: the campaign file's folder.
 FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,

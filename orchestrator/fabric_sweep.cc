@@ -104,7 +104,8 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
       ctx.progress.started(m.point->id);
     }
     const std::vector<PointOutcome> outcomes =
-        run_round(flows, RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop});
+        run_round(flows, RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop,
+                                      c.fabric->start_delay_s, &ctx.host_clocks});
     std::vector<RoundFlowResult> results;
     for (size_t i = 0; i < g.members.size(); ++i) {
       bool ok = false;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
@@ -33,6 +34,10 @@ class LocalJob : public Job {
   explicit LocalJob(std::unique_ptr<Child> c) { child_ = std::move(c); }
   std::optional<long> group() const override { return child_->pid(); }
   void stop() override { child_->terminate(2.0); }
+  void begin_stop() override {
+    child_->close_stdin();
+    if (child_->running()) child_->signal_group(SIGTERM);
+  }
 };
 
 class LocalLauncher : public Launcher {
@@ -87,6 +92,7 @@ class SshJob : public Job {
     return std::nullopt;
   }
   void stop() override;
+  void begin_stop() override { child_->close_stdin(); }
 
  private:
   SshLauncher& launcher_;
@@ -216,6 +222,25 @@ void SshJob::stop() {
 }
 
 }  // namespace
+
+void stop_all(const std::vector<Job*>& jobs, double grace_s) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Child*> children;
+  for (Job* j : jobs)
+    if (j != nullptr) {
+      j->begin_stop();
+      children.push_back(&j->process());
+    }
+  const auto deadline = Clock::now() + std::chrono::duration<double>(grace_s);
+  for (;;) {
+    bool running = false;
+    for (Child* c : children) running = running || c->running();
+    if (!running || Clock::now() >= deadline) break;
+    pump(children, 100);
+  }
+  for (Job* j : jobs)
+    if (j != nullptr) j->stop();
+}
 
 std::string Job::err() const {
   std::string e = child_->err();

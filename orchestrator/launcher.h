@@ -38,11 +38,19 @@ class Job {
   // Stops the command and everything it started, there and here; waits until they are gone
   // (bounded). Safe to call when it already exited.
   virtual void stop() = 0;
+  // The first, non-blocking step of stop(): asks the command to end (ssh: end of file on the
+  // remote wrapper's stdin, whose watchdog kills the group there; local: SIGTERM to the group).
+  virtual void begin_stop() = 0;
 
  protected:
   std::unique_ptr<Child> child_;
   std::optional<long> reported_pid_;
 };
+
+// Stops many jobs at once (a round's, on Ctrl-C or a timeout): asks every one to end, waits
+// for them together up to `grace_s`, then stop()s each (at once for those already gone), so the
+// time is one grace period, not one per job.
+void stop_all(const std::vector<Job*>& jobs, double grace_s = 5.0);
 
 class Launcher {
  public:

@@ -1,7 +1,9 @@
 #include "orchestrator/round_runner.h"
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "harness/error.h"
 #include "orchestrator/job_output.h"
@@ -29,6 +31,16 @@ std::vector<Child*> processes(std::map<std::string, ServerSlot>& servers,
   for (auto& c : clients)
     if (c) all.push_back(&c->process());
   return all;
+}
+
+// The controller's start time on the client host's clock, to the microsecond.
+std::string start_at_text(double start_at, const RoundFlow& f, const RoundContext& ctx) {
+  if (ctx.clocks != nullptr)
+    if (auto it = ctx.clocks->find(f.link.client.host); it != ctx.clocks->end())
+      start_at += it->second.offset_s;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", start_at);
+  return buf;
 }
 
 }  // namespace
@@ -86,7 +98,12 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
     pump(processes(servers, none), 100);
   }
 
-  // Every client at once.
+  // Every client at once, each told when to start measuring (on its host's clock).
+  std::optional<double> start_at;
+  if (ctx.start_delay_s > 0 && flows.size() > 1)
+    start_at =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() +
+        ctx.start_delay_s;
   std::vector<std::unique_ptr<Job>> clients(flows.size());
   for (size_t i = 0; i < flows.size(); ++i) {
     const RoundFlow& f = flows[i];
@@ -96,10 +113,10 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
       continue;
     }
     try {
-      clients[i] = ctx.launchers.at(f.link.client.host)
-                       ->start(client_argv(f.link.client, s.endpoint.address, s.endpoint.port,
-                                           f.point->workload_options()),
-                               ctx.token);
+      std::vector<std::string> argv = client_argv(f.link.client, s.endpoint.address,
+                                                  s.endpoint.port, f.point->workload_options());
+      if (start_at) argv.insert(argv.end(), {"--start-at", start_at_text(*start_at, f, ctx)});
+      clients[i] = ctx.launchers.at(f.link.client.host)->start(argv, ctx.token);
     } catch (const Error& e) {
       failed[i] = "cannot start the client on " + f.link.client.host + ": " + e.what();
     }
@@ -119,24 +136,25 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
     pump(processes(servers, clients), 100);
   }
   // The rest of the clients' output (bounded), then the servers end on their own (--sessions).
-  for (int i = 0; i < 50; ++i) {
+  // Interrupted: neither; every process of the round is stopped at once.
+  for (int i = 0; i < 50 && !ctx.stop.load(); ++i) {
     bool open = false;
     for (auto& c : clients) open = open || (c && !c->process().output_closed());
     if (!open) break;
     pump(processes(servers, clients), 100);
   }
   const auto server_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
-  for (;;) {
+  while (!ctx.stop.load()) {
     bool running = false;
     for (auto& [name, s] : servers) running = running || (s.job && s.job->running());
     if (!running || Clock::now() >= server_deadline) break;
     std::vector<std::unique_ptr<Job>> none;
     pump(processes(servers, none), 100);
   }
-  for (auto& c : clients)
-    if (c) c->stop();
-  for (auto& [name, s] : servers)
-    if (s.job) s.job->stop();
+  std::vector<Job*> jobs;
+  for (auto& c : clients) jobs.push_back(c.get());
+  for (auto& [name, s] : servers) jobs.push_back(s.job.get());
+  stop_all(jobs);
 
   const double took = std::chrono::duration<double>(Clock::now() - t0).count();
   for (size_t i = 0; i < flows.size(); ++i) {

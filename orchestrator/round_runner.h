@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "orchestrator/campaign.h"
+#include "orchestrator/clock_offset.h"
 #include "orchestrator/launcher.h"
 #include "orchestrator/point_runner.h"
 
@@ -26,6 +27,11 @@ struct RoundContext {
   std::string token;
   double timeout_s = 300;
   const std::atomic<bool>& stop;
+  // The synchronised start: with more than one flow, every client is told to start its first
+  // size `start_delay_s` after the clients are launched (`client --start-at`), on its own
+  // clock: the controller's time plus the client host's offset from `clocks`. 0: at once.
+  double start_delay_s = 0;
+  const std::map<std::string, ClockOffset>* clocks = nullptr;  // by HostSpec::host
 };
 
 // The outcomes, in the order of `flows`.

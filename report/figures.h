@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +27,9 @@ struct FigureOptions {
   // A fabric's verdicts, marked in its link matrix: (matrix values text, "client -> server") ->
   // verdict (link_matrix.h; from the campaign folder's verdicts record).
   std::map<std::pair<std::string, std::string>, std::string> link_marks;
+  // A fabric's {"record": "round"} lines (the campaign folder's index.jsonl): host traffic and
+  // incast fairness figures (round_figures.h).
+  std::vector<nlohmann::json> round_records;
 };
 
 // The contents of a gnuplot double-quoted string holding `s` (backslashes and quotes escaped).
@@ -40,7 +44,8 @@ void check_image_format(const std::string& format);
 // Bandwidth-mode documents give "bandwidth" (Gb/s; both directions added for --bidir) and
 // "msgrate" (Mmsg/s); latency-mode documents give "latency" (p50, p99, p99.9), "latency_cdf" and
 // "latency_hist" (of the --point size); a fabric campaign's flows give "link_matrix" (one per
-// workload combination: link_matrix.h). Repetitions give the median with min-max error bars.
+// workload combination: link_matrix.h), its round records "host_traffic" and "incast_fairness"
+// (round_figures.h). Repetitions give the median with min-max error bars.
 // Sizes that failed are left out with a note on `notes`. Throws ConfigError for a bad format,
 // --group-by or --point.
 std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const FigureOptions& opt,

@@ -59,6 +59,7 @@ std::vector<std::string> run_plot(const PlotOptions& opt, std::ostream& notes) {
     text << index.rdbuf();
     if (auto v = parse_records(text.str(), "verdicts"); !v.empty())
       for (auto& [k, mark] : link_marks(v.back())) fopt.link_marks[k] = mark;
+    for (auto& r : parse_records(text.str(), "round")) fopt.round_records.push_back(std::move(r));
   }
   std::vector<Figure> figures = make_figures(runs, fopt, notes);
   std::string gnuplot = find_gnuplot();

@@ -91,9 +91,13 @@ std::string run_report(const ReportOptions& opt, std::ostream& notes) {
   if (any_success(inputs)) {
     FigureOptions fopt;
     fopt.format = opt.format;
-    for (const auto& in : inputs)
+    for (const auto& in : inputs) {
       if (in.campaign && in.campaign->verdicts)
         for (auto& [k, v] : link_marks(*in.campaign->verdicts)) fopt.link_marks[k] = v;
+      if (in.campaign)
+        fopt.round_records.insert(fopt.round_records.end(), in.campaign->rounds.begin(),
+                                  in.campaign->rounds.end());
+    }
     figures = make_figures(runs, fopt, notes);
   } else {
     notes << "rdmabench: note: no successful measurement; the report has no figures\n";

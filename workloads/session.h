@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "harness/handshake_gate.h"
@@ -25,6 +26,10 @@ struct ClientOptions {
   Workload workload;
   std::string token;
   double histogram_error = 0.01;  // latency histogram precision (relative error)
+  // Unix seconds on this host's realtime clock: once connected and the server has started the
+  // first size, its workers wait until then (a fabric round's synchronised start); how long it
+  // waited, or how late it was, goes to the result's setup.start. nullopt: start at once.
+  std::optional<double> start_at;
 };
 
 // Runs the workload against a server. Never throws for a failure after the handshake started:

@@ -34,6 +34,7 @@ class ClientSession {
  private:
   SizeResult run_size(size_t index, uint64_t size);
   void wait_senders(WorkerControl& control, uint32_t workers);
+  void wait_for_start_time();
 
   const ClientOptions& opt_;
   const Workload& w_;
@@ -143,6 +144,18 @@ void ClientSession::wait_senders(WorkerControl& control, uint32_t workers) {
   }
 }
 
+void ClientSession::wait_for_start_time() {
+  using std::chrono::system_clock;
+  const double at = *opt_.start_at;
+  const double now = std::chrono::duration<double>(system_clock::now().time_since_epoch()).count();
+  if (at > now)
+    std::this_thread::sleep_until(system_clock::time_point(
+        std::chrono::duration_cast<system_clock::duration>(std::chrono::duration<double>(at))));
+  result_.setup["start"] = {{"at_unix_s", at},
+                            {"waited_s", std::max(0.0, at - now)},
+                            {"late_s", std::max(0.0, now - at)}};
+}
+
 SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
   const uint32_t T = w_.threads;
@@ -166,6 +179,9 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     }
   chan_.send(to_message(StartMsg{index, size}));
   chan_.expect(StartedMsg::kType, timeout);
+  // The server is ready for this size and tolerates the client's silence up to the timeout,
+  // which bounds how far ahead --start-at may lie.
+  if (index == 0 && opt_.start_at) wait_for_start_time();
 
   WorkerControl control(T);
   fab_->bind_control(&control, &clock_, w_.timeout_s);

@@ -51,6 +51,12 @@ TEST(FabricCampaign, PairwiseExpandsToEveryLinkOncePerCombination) {
   EXPECT_EQ(c.fabric->rounds.size(), 6u);  // 3 rounds, then the same swapped
   EXPECT_EQ(c.pair_count(), 12u);          // every ordered pair of 4 hosts: a link each
   EXPECT_EQ(c.flow_count(), 12u);
+  EXPECT_EQ(c.fabric->start_delay_s, 3.0);  // the synchronised start's default
+  EXPECT_EQ(parse(fabric_campaign({{"hosts", four_hosts()},
+                                   {"pattern", {{"pattern", "pairwise"}}},
+                                   {"start_delay_s", 0.5}}))
+                .fabric->start_delay_s,
+            0.5);
   std::set<std::string> links;
   for (size_t i = 0; i < c.pair_count(); ++i) links.insert(c.pair(i).name);
   EXPECT_EQ(links.size(), 12u);
@@ -347,6 +353,10 @@ TEST(FabricCampaign, ErrorsNameTheJsonPath) {
       "/fabric/max_flows_per_host");
   expect_error(fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}, {"colour", 1}}),
                "/fabric/colour");
+  for (const json& bad : {json(-1), json(61), json("3")})
+    expect_error(
+        fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}, {"start_delay_s", bad}}),
+        "/fabric/start_delay_s");
   json both = fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}});
   both["hosts"] = json::array();
   expect_error(both, "/hosts");

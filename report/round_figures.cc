@@ -1,0 +1,182 @@
+#include "report/round_figures.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <regex>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "report/data_table.h"
+#include "report/link_matrix.h"
+#include "report/templates.h"
+#include "workloads/workload.h"
+#include "workloads/workload_fields.h"
+
+namespace rdmabench {
+namespace {
+
+std::optional<double> number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+std::string text(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+// The round's entry of its largest size that has per-host rates (bandwidth mode); null if none.
+const nlohmann::json* largest_with_hosts(const nlohmann::json& record) {
+  if (!record.contains("sizes") || !record["sizes"].is_array()) return nullptr;
+  const nlohmann::json* best = nullptr;
+  for (const auto& s : record["sizes"]) {
+    if (!s.is_object() || !number(s, "size") || !s.contains("hosts") || !s["hosts"].is_object())
+      continue;
+    if (best == nullptr || *number(s, "size") > *number(*best, "size")) best = &s;
+  }
+  return best;
+}
+
+std::string size_text(uint64_t size) { return format_size(size) + (size >= 1024 ? "iB" : " B"); }
+
+// op, QP type and mode of a round's matrix values: the figures' short workload name.
+std::string workload_name(const nlohmann::json& values) {
+  std::string w;
+  for (const char* k : {"op", "qp", "mode"})
+    if (values.is_object() && values.contains(k) && values[k].is_string())
+      w += (w.empty() ? "" : " ") + values[k].get<std::string>();
+  return w;
+}
+
+Figure host_traffic_figure(const std::string& name, const nlohmann::json& record,
+                           const nlohmann::json& size_entry, const std::string& format) {
+  const uint64_t size = static_cast<uint64_t>(*number(size_entry, "size"));
+  std::vector<std::string> hosts;
+  for (const auto& [h, v] : size_entry["hosts"].items()) hosts.push_back(h);
+  std::sort(hosts.begin(), hosts.end(), natural_less);
+  std::string rows;
+  for (const auto& h : hosts) {
+    const nlohmann::json& v = size_entry["hosts"][h];
+    rows += "\"" + gnuplot_string(h) + "\" " + format_number(number(v, "in_gbps").value_or(0)) +
+            " " + format_number(number(v, "out_gbps").value_or(0)) + "\n";
+  }
+  const nlohmann::json values = record.contains("matrix") ? record["matrix"] : nlohmann::json();
+  const std::string workload = workload_name(values);
+  const long repetition = static_cast<long>(number(record, "repetition").value_or(1));
+  const std::string title =
+      "Host traffic: " + text(record, "round") + " at " + size_text(size) +
+      (workload.empty() ? "" : " — " + workload) +
+      (repetition > 1 ? " (repetition " + std::to_string(repetition) + ")" : "");
+  Figure f;
+  f.name = name;
+  f.data = "# rdmabench plot data of " + name + ".gp: " + title +
+           "\n# workload: " + describe_values(values) + "\n# host in_gbps out_gbps\n" + rows;
+  std::string data = f.data;
+  if (!data.empty() && data.back() == '\n') data.pop_back();
+  f.script = fill_template(plot_template("host_traffic"),
+                           {{"NAME", name},
+                            {"EXT", format},
+                            {"OUTPUT", name + "." + format},
+                            {"TERMINAL", figure_terminal(format)},
+                            {"COMMON", std::string(plot_template("common"))},
+                            {"DATA", data},
+                            {"TITLE", gnuplot_string(title)}});
+  return f;
+}
+
+// One workload combination's incast rounds: target -> (degree, Jain) points.
+struct Fairness {
+  nlohmann::json values;
+  uint64_t size = 0;
+  std::map<std::string, std::vector<std::pair<long, double>>> by_target;
+};
+
+Figure fairness_figure(const std::string& name, const Fairness& c, const std::string& format) {
+  std::vector<std::string> targets;
+  for (const auto& [t, pts] : c.by_target) targets.push_back(t);
+  std::sort(targets.begin(), targets.end(), natural_less);
+  std::string blocks, series;
+  long max_degree = 1;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    auto pts = c.by_target.at(targets[i]);
+    std::sort(pts.begin(), pts.end());
+    blocks += (i == 0 ? "" : "\n\n") + std::string("# target ") + targets[i] + "\n";
+    for (const auto& [degree, jain] : pts) {
+      blocks += std::to_string(degree) + " " + format_number(jain) + "\n";
+      max_degree = std::max(max_degree, degree);
+    }
+    series += (i == 0 ? "" : ", ") + ("\"target " + gnuplot_string(targets[i]) + "\"");
+  }
+  const std::string workload = workload_name(c.values);
+  const std::string title =
+      "Incast fairness at " + size_text(c.size) + (workload.empty() ? "" : " — " + workload);
+  Figure f;
+  f.name = name;
+  f.data = "# rdmabench plot data of " + name + ".gp: " + title +
+           "\n# workload: " + describe_values(c.values) +
+           "\n# one block per target: degree jain (Jain's index of the round's flows)\n" + blocks;
+  std::string data = f.data;
+  if (!data.empty() && data.back() == '\n') data.pop_back();
+  f.script = fill_template(plot_template("incast_fairness"),
+                           {{"NAME", name},
+                            {"EXT", format},
+                            {"OUTPUT", name + "." + format},
+                            {"TERMINAL", figure_terminal(format)},
+                            {"COMMON", std::string(plot_template("common"))},
+                            {"DATA", data},
+                            {"TITLE", gnuplot_string(title)},
+                            {"NSERIES", std::to_string(targets.size())},
+                            {"SERIES", series},
+                            {"XMAX", std::to_string(max_degree + 1)}});
+  return f;
+}
+
+std::string numbered(const std::string& base, size_t i) {
+  return i == 0 ? base : base + "_" + std::to_string(i + 1);
+}
+
+}  // namespace
+
+std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
+                                  const std::string& format, std::ostream& notes) {
+  static const std::regex kIncast(R"(^incast (\d+)->(\S+)$)");
+  std::vector<Figure> traffic;
+  size_t traffic_rounds = 0;
+  std::map<std::string, Fairness> fairness;  // matrix text -> its incast rounds
+  std::vector<std::string> order;
+  for (const nlohmann::json& r : records) {
+    if (!r.is_object()) continue;
+    const std::string label = text(r, "round");
+    if (label.find(" part ") != std::string::npos) continue;  // split by the per-host cap
+    const nlohmann::json* s = largest_with_hosts(r);
+    if (s == nullptr) continue;
+    std::smatch m;
+    const bool incast = std::regex_match(label, m, kIncast);
+    if (incast || label.rfind("all-to-all", 0) == 0) {
+      if (++traffic_rounds <= kMaxHostTrafficFigures)
+        traffic.push_back(
+            host_traffic_figure(numbered("host_traffic", traffic.size()), r, *s, format));
+    }
+    if (incast && number(*s, "jain")) {
+      const nlohmann::json values = r.contains("matrix") ? r["matrix"] : nlohmann::json();
+      auto [it, fresh] = fairness.try_emplace(values.dump());
+      if (fresh) {
+        order.push_back(it->first);
+        it->second.values = values;
+      }
+      it->second.size = std::max(it->second.size, static_cast<uint64_t>(*number(*s, "size")));
+      it->second.by_target[m[2].str()].emplace_back(std::stol(m[1].str()), *number(*s, "jain"));
+    }
+  }
+  if (traffic_rounds > kMaxHostTrafficFigures)
+    notes << "rdmabench: note: host traffic drawn for the first " << kMaxHostTrafficFigures
+          << " of " << traffic_rounds << " incast and all-to-all rounds\n";
+  std::vector<Figure> out = std::move(traffic);
+  for (size_t i = 0; i < order.size(); ++i)
+    out.push_back(fairness_figure(numbered("incast_fairness", i), fairness.at(order[i]), format));
+  return out;
+}
+
+}  // namespace rdmabench

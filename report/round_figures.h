@@ -1,0 +1,24 @@
+#pragma once
+// Figures of a fabric campaign's round records (issue 18; orchestrator/round_summary.h): how the
+// load spread over the hosts when several flows shared one.
+//  - "host_traffic" (one per incast or all-to-all round, "host_traffic_2", ...): each host's
+//    in and out Gb/s in that round, side by side, at the round's largest size;
+//  - "incast_fairness" (one per workload combination): Jain's fairness index of an incast
+//    round's flows against its degree (clients per target), a series per target.
+// Rounds split by the per-host cap ("... part 1/2") are left out: their flows did not all run
+// at once. Latency-mode rounds carry no per-host rates and give no figure. Untrusted input:
+// records or members of the wrong shape are skipped.
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "report/figures.h"
+
+namespace rdmabench {
+
+// At most this many host_traffic figures (the first rounds); the rest are noted, not drawn.
+inline constexpr size_t kMaxHostTrafficFigures = 12;
+
+std::vector<Figure> round_figures(const std::vector<nlohmann::json>& round_records,
+                                  const std::string& format, std::ostream& notes);
+
+}  // namespace rdmabench
