@@ -14,6 +14,13 @@
 namespace rdmabench {
 namespace {
 
+// A cell's figure to three significant digits ("97.3", "0.0184").
+std::string three_digits(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
 // How bad a verdict is, for the worst of several sizes.
 int severity(const std::string& verdict) {
   if (verdict == "bad") return 4;
@@ -87,7 +94,7 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
       }
       grid += std::to_string(k) + " " + std::to_string(s) + " " +
               (v ? format_number(*v) : std::string("NaN")) + "\n";
-      std::string label = v && numbers ? format_number(std::round(*v * 100) / 100) : "";
+      std::string label = v && numbers ? three_digits(*v) : "";
       if (!mark.empty()) {
         label += (label.empty() ? "" : " ") + mark;
         ++marked;

@@ -3,7 +3,8 @@
 # binary on the host. `devices` with no RDMA device exits 1 (with one or more, 0); an option that
 # takes a file refuses a value that looks like an option; --help ends with the exit statuses; a
 # fabric campaign's --dry-run lists its rounds; a server takes --once or --sessions, not both; a
-# sweep refuses a host whose rdmabench is another version.
+# sweep refuses a host whose rdmabench is another version; a client's --start-at is a Unix time
+# within its timeout.
 #   cli_basics_test.sh RDMABENCH
 set -u
 bin=$1
@@ -31,6 +32,10 @@ else
   check devices-none-json 1 "[]" "$bin" devices --json
 fi
 check client-json-option 2 "a file name, not an option ('-J'" "$bin" client 192.0.2.1 --json -J
+# --start-at: a Unix time no further ahead than the timeout (checked before any device).
+check client-start-at-text 2 "invalid start-at 'soon'" "$bin" client 192.0.2.1 --start-at soon
+check client-start-at-far 2 "at most the timeout (5 s) from now" \
+  "$bin" client 192.0.2.1 --start-at "$(($(date +%s) + 3600))"
 check export-out-option 2 "--out" "$bin" export --csv /nonexistent -o --x
 check help-exit-statuses 0 "5    the server is busy" "$bin" --help
 check server-once-and-sessions 2 "--once or --sessions, not both" "$bin" server --once --sessions 2
