@@ -79,7 +79,9 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
         s.endpoint = server_endpoint(ready, s.connect_address, name);
         s.ready = s.endpoint.error.empty();
         if (!s.ready) s.error = s.endpoint.error;
-      } else if (!s.job->running()) {
+      } else if (!s.job->running() && s.job->process().output_closed()) {
+        // (Exited, and its output read to the end: a ready line printed just before the exit
+        // is not missed.)
         s.error = server_exit_reason(*s.job, name);
       } else {
         waiting = true;

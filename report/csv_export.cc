@@ -26,12 +26,6 @@ std::string device_field(const nlohmann::json& d, const char* key) {
 }
 
 // A field of a sweep document's "point" ("" for a lone client's document).
-std::string point_field(const ResultFile& f, const char* key) {
-  return f.point.is_object() && f.point.contains(key) && f.point[key].is_string()
-             ? f.point[key].get<std::string>()
-             : "";
-}
-
 // A workload field's value as a cell: names and flags as written in JSON, numbers in full.
 std::string field_cell(const WorkloadField& f, const Workload& w) {
   const nlohmann::json v = f.get(w);
@@ -91,9 +85,9 @@ std::string results_csv(const std::vector<ResultFile>& runs) {
       std::vector<std::string> row = {f.path,
                                       r.start_time,
                                       r.server_address,
-                                      point_field(f, "host_pair"),
-                                      point_field(f, "server_host"),
-                                      point_field(f, "client_host")};
+                                      point_host_field(f, "host_pair"),
+                                      point_host_field(f, "server_host"),
+                                      point_host_field(f, "client_host")};
       for (const WorkloadField& wf : workload_fields())
         if (wf.series) row.push_back(field_cell(wf, w));
       row.insert(row.end(),

@@ -110,11 +110,10 @@ FieldValue field_value(const ResultFile& f, std::string_view field) {
   if (field == "transport") return {0, transport_label(r.client_device)};
   if (field == "server_address") return {0, server_host(r.server_address)};
   if (field == "host_pair" || field == "server_host" || field == "client_host") {
-    // From the campaign's "point" (a sweep's documents); a lone client's document has none.
-    const std::string key(field);
-    if (f.point.is_object() && f.point.contains(key) && f.point[key].is_string())
-      return {0, f.point[key].get<std::string>()};
-    return {0, key + "=none"};
+    // From the campaign's "point" (a sweep's documents; a fabric flow's host names); a lone
+    // client's document has none.
+    const std::string v = point_host_field(f, field);
+    return {0, v.empty() ? std::string(field) + "=none" : v};
   }
   if (field == "tool") return {r.tool == "rdmabench" ? 0.0 : 1.0, r.tool};
   throw std::logic_error("unknown series field " + std::string(field));

@@ -9,6 +9,17 @@
 #include "harness/error.h"
 
 namespace rdmabench {
+
+std::string point_host_field(const ResultFile& f, std::string_view key) {
+  const nlohmann::json& p = f.point;
+  if (!p.is_object()) return "";
+  const char* end = key == "server_host" ? "server" : key == "client_host" ? "client" : nullptr;
+  if (end != nullptr && p.contains("fabric") && p["fabric"].is_object() &&
+      p["fabric"].contains(end) && p["fabric"][end].is_string())
+    return p["fabric"][end].get<std::string>();
+  const std::string k(key);
+  return p.contains(k) && p[k].is_string() ? p[k].get<std::string>() : "";
+}
 namespace fs = std::filesystem;
 
 ResultFile load_result_file(const std::string& path) {

@@ -2,6 +2,7 @@
 // Loading result documents for `rdmabench plot` and `rdmabench export`.
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workloads/result.h"
@@ -15,6 +16,11 @@ struct ResultFile {
   // host_pair, ...); null for a document written by `rdmabench client --json`.
   nlohmann::json point;
 };
+
+// A host field of the document's "point" ("host_pair", "server_host", "client_host"): for a
+// fabric flow its ends' fabric host names (point.fabric.server/client; two fabric hosts may share
+// one ssh destination, e.g. "local"), else the sweep's host; "" when the document has none.
+std::string point_host_field(const ResultFile& f, std::string_view key);
 
 // Reads one result document. Throws ConfigError naming the file when it cannot be read, is not
 // JSON, is not an rdmabench result, or does not validate.

@@ -462,6 +462,20 @@ TEST(Grouping, HostPairsOfASweepAreNeverOneSeries) {
   EXPECT_EQ(g.series.size(), 2u);
 }
 
+TEST(Grouping, FabricFlowsAreToldApartByTheirFabricHostNames) {
+  // Four fabric hosts on one machine ("local"): the sweep's server_host is "local" for all, the
+  // fabric's names tell the servers and clients apart.
+  ResultFile a, b;
+  a.point = {{"host_pair", "l2 -> l1"}, {"server_host", "local"}, {"client_host", "local"},
+             {"fabric", {{"server", "l1"}, {"client", "l2"}}}};
+  b.point = {{"host_pair", "l3 -> l4"}, {"server_host", "local"}, {"client_host", "local"},
+             {"fabric", {{"server", "l4"}, {"client", "l3"}}}};
+  EXPECT_EQ(field_value(a, "server_host").text, "l1");
+  EXPECT_EQ(field_value(b, "client_host").text, "l3");
+  EXPECT_EQ(point_host_field(a, "host_pair"), "l2 -> l1");
+  EXPECT_EQ(group_runs({&a, &b}, "server_host").series.size(), 2u);
+}
+
 TEST(Grouping, GroupByNamesTheSeriesEvenWhenNothingVaries) {
   std::ostringstream notes;
   auto runs = load_results({fixture("repeat")}, notes);
