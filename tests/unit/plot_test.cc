@@ -466,9 +466,13 @@ TEST(Grouping, FabricFlowsAreToldApartByTheirFabricHostNames) {
   // Four fabric hosts on one machine ("local"): the sweep's server_host is "local" for all, the
   // fabric's names tell the servers and clients apart.
   ResultFile a, b;
-  a.point = {{"host_pair", "l2 -> l1"}, {"server_host", "local"}, {"client_host", "local"},
+  a.point = {{"host_pair", "l2 -> l1"},
+             {"server_host", "local"},
+             {"client_host", "local"},
              {"fabric", {{"server", "l1"}, {"client", "l2"}}}};
-  b.point = {{"host_pair", "l3 -> l4"}, {"server_host", "local"}, {"client_host", "local"},
+  b.point = {{"host_pair", "l3 -> l4"},
+             {"server_host", "local"},
+             {"client_host", "local"},
              {"fabric", {{"server", "l4"}, {"client", "l3"}}}};
   EXPECT_EQ(field_value(a, "server_host").text, "l1");
   EXPECT_EQ(field_value(b, "client_host").text, "l3");
