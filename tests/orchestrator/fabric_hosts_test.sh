@@ -2,7 +2,7 @@
 # Testbed test: fabric campaigns over ssh across four guests on one L2 segment
 # (testbed/softroce fabric up 4, in a state dir of its own; always taken down at the end).
 #   1. the fabric is up: `fabric status` names 4 guests, `fabric env` their devices and addresses.
-#   2. a planted bad link: on rb-host2 a netem rate limit (10 Mbit/s) on the packets to rb-host3's
+#   2. a planted bad link: on rb-host2 a netem rate limit (15 Mbit/s) on the packets to rb-host3's
 #      address and UDP port 4791 only (RoCE v2), so rb-host2's other links stay clean.
 #      configs/fabric-pairwise.json (bandwidth, 4 KiB; --verify) runs 6 rounds of 2 concurrent
 #      flows, every ordered pair once; the verdicts call rb-host2 -> rb-host3 bad (measured again
@@ -93,9 +93,12 @@ export BIN RB_FABRIC_SSH_CONFIG RB_HOST1_DEVICE RB_HOST2_DEVICE RB_HOST3_DEVICE 
     RB_HOST1_ADDR RB_HOST2_ADDR RB_HOST3_ADDR RB_HOST4_ADDR
 
 step "2. a bad link planted on rb-host2 toward rb-host3 only; pairwise finds it and nothing else"
+# 15 Mbit/s: below half of the best link even on a loaded machine, yet a queue that rxe's 64
+# packets in flight per QP drain within the ACK timeout (about 40 ms against 67), so RC never
+# retransmits on it.
 rssh rb-host2 "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST2_ADDR\\// {print \$2}')
 tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
-tc qdisc add dev \$d parent 1:4 handle 40: netem rate 10mbit limit 100000
+tc qdisc add dev \$d parent 1:4 handle 40: netem rate 15mbit limit 100000
 tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip dst $RB_HOST3_ADDR/32 \
     match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4" >"$WORK/tc.out" 2>&1 ||
     { show "$WORK/tc.out"; fail "cannot plant the bad link with tc on rb-host2"; }
