@@ -8,3 +8,15 @@ fail() {
 }
 step() { echo "=== $*" >&2; }
 show() { sed 's/^/    | /' "$@" >&2; }
+# sweep_expect WANT_RC WANT_COUNTS CAMPAIGN OUTDIR: runs "$BIN sweep CAMPAIGN --out OUTDIR"
+# (stdout in OUTDIR.out, stderr in OUTDIR.err), shows both, and fails unless it exited WANT_RC
+# and "$CHECK OUTDIR" (rdmabench_check_results) printed WANT_COUNTS.
+sweep_expect() {
+    local want_rc=$1 want_counts=$2 campaign=$3 out=$4 rc counts
+    "$BIN" sweep "$campaign" --out "$out" >"$out.out" 2>"$out.err"
+    rc=$?
+    show "$out.out" "$out.err"
+    [ "$rc" = "$want_rc" ] || fail "sweep $campaign exited with $rc, expected $want_rc"
+    counts=$("$CHECK" "$out") || fail "results of $campaign do not validate ($counts)"
+    [ "$counts" = "$want_counts" ] || fail "$campaign: got $counts, expected $want_counts"
+}
