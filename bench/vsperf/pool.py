@@ -12,6 +12,7 @@ import shlex
 import sys
 
 from .common import FORMAT, FORMAT_VERSION, die, size_text, write_json
+from .modes import print_modes, run_modes
 from .report import case_width, fmt_ratio, print_summary
 from .stats import RATIO_METRICS, intraclass_correlation, median, ratio_summary, spread, verdict
 
@@ -156,9 +157,11 @@ def run_pool(args):
     print_pool(rows, sessions, args.tolerance)
     summary = ratio_summary(rows)
     print_summary(summary, "session medians")
+    modes = run_modes(docs)
+    print_modes(modes)
     if args.pool_out:
         write_json(args.pool_out, {"format": FORMAT + "-pool", "format_version": FORMAT_VERSION,
                                    "sessions": sessions, "tolerance": args.tolerance,
-                                   "rows": rows, "summary": summary})
+                                   "rows": rows, "summary": summary, "modes": modes})
         print(f"\nJSON: {args.pool_out}")
     return 0

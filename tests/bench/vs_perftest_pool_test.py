@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
-from vsperf import common, pool  # noqa: E402 (after the path is set)
+from vsperf import common, modes, pool  # noqa: E402 (after the path is set)
 
 
 def session_doc(ratios_by_point, compared_with="perftest", mtu=1024, long=None):
@@ -44,6 +44,34 @@ def dies(fn, *a):
         fn(*a)
     assert cm.exception.code == 2, cm.exception.code
     return err.getvalue()
+
+
+class Modes(unittest.TestCase):
+    def test_slow_mode_runs_are_counted_and_the_fast_mode_compared(self):
+        # Both tools draw a fast mode (about 23 us) and a slow one (about 40 us); rdmabench the
+        # slow one more often, and 2 % above perftest within the fast mode.
+        def doc(pairs):
+            return {"rows": [{"case": "cmp_swap_lat_rc", "size": 8, "mode": "lat", "pairs": [
+                {"rdmabench": {"p50_us": a}, "perftest": {"p50_us": b}} for a, b in pairs]},
+                {"case": "write_bw_rc", "size": 8, "mode": "bw", "pairs": []}]}
+        rows = modes.run_modes([doc([(23.46, 23.0), (40.0, 23.0), (41.0, 40.5)]),
+                                doc([(23.46, 23.0), (42.0, 23.0)])])
+        self.assertEqual(len(rows), 1)
+        r = rows[0]
+        self.assertEqual((r["case"], r["size"]), ("cmp_swap_lat_rc", 8))
+        self.assertEqual(r["runs"], {"rdmabench": 5, "perftest": 5})
+        self.assertEqual(r["slow"], {"rdmabench": 3, "perftest": 1})
+        self.assertAlmostEqual(r["slow_above_us"], 1.3 * 23.0)
+        self.assertAlmostEqual(r["fast_ratio"], 1.02)
+        out = io.StringIO()
+        modes.print_modes(rows, file=out)
+        self.assertIn("cmp_swap_lat_rc       8", out.getvalue())
+        self.assertIn("1.020", out.getvalue())
+
+    def test_a_point_one_tool_never_ran_is_left_out(self):
+        d = {"rows": [{"case": "read_lat_rc", "size": 8, "mode": "lat",
+                       "pairs": [{"rdmabench": {"p50_us": 40.0}, "perftest": None}]}]}
+        self.assertEqual(modes.run_modes([d]), [])
 
 
 class Pool(unittest.TestCase):
