@@ -109,29 +109,18 @@ std::string block_comment(const Series& s) {
 
 Figure render(const std::string& name, const DataTable& table,
               const std::vector<std::string>& series, const Labels& l, const std::string& format) {
-  Figure f{name, table.text(), ""};
-  std::string data = f.data;
-  if (!data.empty() && data.back() == '\n') data.pop_back();
   std::vector<std::string> names;
   for (const auto& s : series) names.push_back("\"" + gnuplot_string(s) + "\"");
-  const std::map<std::string, std::string> values = {
-      {"NAME", name},
-      {"EXT", format},
-      {"OUTPUT", name + "." + format},
-      {"TERMINAL", figure_terminal(format)},
-      {"COMMON", std::string(plot_template("common"))},
-      {"DATA", data},
-      {"NSERIES", std::to_string(series.size())},
-      {"SERIES", join(names, ", ")},
-      {"ERRORBARS", l.errorbars ? "1" : "0"},
-      {"TITLE", gnuplot_string(l.title)},
-      {"KEYTITLE", gnuplot_string(l.key_title)},
-      {"XLABEL", gnuplot_string(l.xlabel)},
-      {"YLABEL", gnuplot_string(l.ylabel)},
-      {"XTICS", l.xtics},
-      {"XRANGE", l.xrange}};
-  f.script = fill_template(plot_template(name), values);
-  return f;
+  return template_figure(name, name, table.text(), format, false,
+                         {{"NSERIES", std::to_string(series.size())},
+                          {"SERIES", join(names, ", ")},
+                          {"ERRORBARS", l.errorbars ? "1" : "0"},
+                          {"TITLE", gnuplot_string(l.title)},
+                          {"KEYTITLE", gnuplot_string(l.key_title)},
+                          {"XLABEL", gnuplot_string(l.xlabel)},
+                          {"YLABEL", gnuplot_string(l.ylabel)},
+                          {"XTICS", l.xtics},
+                          {"XRANGE", l.xrange}});
 }
 
 std::vector<std::string> header(const std::string& name, const Labels& l, const std::string& how,
@@ -317,6 +306,22 @@ std::string gnuplot_string(const std::string& s) {
     out += c;
   }
   return out;
+}
+
+Figure template_figure(const std::string& name, std::string_view templ, std::string data,
+                       const std::string& format, bool square,
+                       std::map<std::string, std::string> values) {
+  Figure f{name, std::move(data), ""};
+  std::string inlined = f.data;
+  if (!inlined.empty() && inlined.back() == '\n') inlined.pop_back();
+  values.insert({{"NAME", name},
+                 {"EXT", format},
+                 {"OUTPUT", name + "." + format},
+                 {"TERMINAL", figure_terminal(format, square)},
+                 {"COMMON", std::string(plot_template("common"))},
+                 {"DATA", inlined}});
+  f.script = fill_template(plot_template(templ), values);
+  return f;
 }
 
 std::string figure_terminal(const std::string& format, bool square) {

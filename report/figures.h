@@ -38,6 +38,12 @@ std::string gnuplot_string(const std::string& s);
 // gnuplot's terminal line for `format` (960x540, or 720x680 for a square figure).
 std::string figure_terminal(const std::string& format, bool square = false);
 
+// A figure NAME from the template plots/TEMPLATE.gp.in with `data` (NAME.dat's text) inlined:
+// fills NAME, EXT, OUTPUT, TERMINAL, COMMON and DATA, then `values` (the template's own).
+Figure template_figure(const std::string& name, std::string_view templ, std::string data,
+                       const std::string& format, bool square,
+                       std::map<std::string, std::string> values);
+
 // Throws ConfigError("--format", format, ...) unless png, svg or pdf.
 void check_image_format(const std::string& format);
 

@@ -8,7 +8,6 @@
 #include <set>
 
 #include "report/data_table.h"
-#include "report/templates.h"
 #include "workloads/workload_fields.h"
 
 namespace rdmabench {
@@ -118,32 +117,23 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
                             (size >= 1024 ? "iB" : " B") +
                             (workload.empty() ? "" : " — " + workload) +
                             (marked != 0 ? " (" + std::to_string(marked) + " marked)" : "");
-  Figure f;
-  f.name = name;
-  f.data = "# rdmabench plot data of " + name + ".gp: " + title +
-           "\n# workload: " + describe_values(c.values) +
-           "\n# block 0: client_index server_index value (NaN: not measured), one scan line per "
-           "server; block 1: client_index server_index label\n# hosts: " +
-           [&] {
-             std::string h;
-             for (const auto& x : hosts) h += (h.empty() ? "" : " ") + x;
-             return h;
-           }() +
-           "\n" + grid + "\n" + (labels.empty() ? "0 0 \"\"\n" : labels);
-  std::string data = f.data;
-  if (!data.empty() && data.back() == '\n') data.pop_back();
-  f.script = fill_template(plot_template("link_matrix"),
-                           {{"NAME", name},
-                            {"EXT", format},
-                            {"OUTPUT", name + "." + format},
-                            {"TERMINAL", figure_terminal(format, true)},
-                            {"DATA", data},
-                            {"TITLE", gnuplot_string(title)},
-                            {"CBLABEL", what},
-                            {"LAST", std::to_string(hosts.empty() ? 0 : hosts.size() - 1)},
-                            {"TICS", tics},
-                            {"PALETTE", latency ? "negative" : "positive"}});
-  return f;
+  std::string data =
+      "# rdmabench plot data of " + name + ".gp: " + title +
+      "\n# workload: " + describe_values(c.values) +
+      "\n# block 0: client_index server_index value (NaN: not measured), one scan line per "
+      "server; block 1: client_index server_index label\n# hosts: " +
+      [&] {
+        std::string h;
+        for (const auto& x : hosts) h += (h.empty() ? "" : " ") + x;
+        return h;
+      }() +
+      "\n" + grid + "\n" + (labels.empty() ? "0 0 \"\"\n" : labels);
+  return template_figure(name, "link_matrix", std::move(data), format, true,
+                         {{"TITLE", gnuplot_string(title)},
+                          {"CBLABEL", what},
+                          {"LAST", std::to_string(hosts.empty() ? 0 : hosts.size() - 1)},
+                          {"TICS", tics},
+                          {"PALETTE", latency ? "negative" : "positive"}});
 }
 
 }  // namespace

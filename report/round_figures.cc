@@ -11,7 +11,6 @@
 
 #include "report/data_table.h"
 #include "report/link_matrix.h"
-#include "report/templates.h"
 #include "workloads/workload.h"
 #include "workloads/workload_fields.h"
 
@@ -69,21 +68,10 @@ Figure host_traffic_figure(const std::string& name, const nlohmann::json& record
       "Host traffic: " + text(record, "round") + " at " + size_text(size) +
       (workload.empty() ? "" : " — " + workload) +
       (repetition > 1 ? " (repetition " + std::to_string(repetition) + ")" : "");
-  Figure f;
-  f.name = name;
-  f.data = "# rdmabench plot data of " + name + ".gp: " + title +
-           "\n# workload: " + describe_values(values) + "\n# host in_gbps out_gbps\n" + rows;
-  std::string data = f.data;
-  if (!data.empty() && data.back() == '\n') data.pop_back();
-  f.script = fill_template(plot_template("host_traffic"),
-                           {{"NAME", name},
-                            {"EXT", format},
-                            {"OUTPUT", name + "." + format},
-                            {"TERMINAL", figure_terminal(format)},
-                            {"COMMON", std::string(plot_template("common"))},
-                            {"DATA", data},
-                            {"TITLE", gnuplot_string(title)}});
-  return f;
+  return template_figure(name, "host_traffic",
+                         "# rdmabench plot data of " + name + ".gp: " + title + "\n# workload: " +
+                             describe_values(values) + "\n# host in_gbps out_gbps\n" + rows,
+                         format, false, {{"TITLE", gnuplot_string(title)}});
 }
 
 // One workload combination's incast rounds: target -> (degree, Jain) points.
@@ -112,25 +100,16 @@ Figure fairness_figure(const std::string& name, const Fairness& c, const std::st
   const std::string workload = workload_name(c.values);
   const std::string title =
       "Incast fairness at " + size_text(c.size) + (workload.empty() ? "" : " — " + workload);
-  Figure f;
-  f.name = name;
-  f.data = "# rdmabench plot data of " + name + ".gp: " + title +
-           "\n# workload: " + describe_values(c.values) +
-           "\n# one block per target: degree jain (Jain's index of the round's flows)\n" + blocks;
-  std::string data = f.data;
-  if (!data.empty() && data.back() == '\n') data.pop_back();
-  f.script = fill_template(plot_template("incast_fairness"),
-                           {{"NAME", name},
-                            {"EXT", format},
-                            {"OUTPUT", name + "." + format},
-                            {"TERMINAL", figure_terminal(format)},
-                            {"COMMON", std::string(plot_template("common"))},
-                            {"DATA", data},
-                            {"TITLE", gnuplot_string(title)},
-                            {"NSERIES", std::to_string(targets.size())},
-                            {"SERIES", series},
-                            {"XMAX", std::to_string(max_degree + 1)}});
-  return f;
+  return template_figure(
+      name, "incast_fairness",
+      "# rdmabench plot data of " + name + ".gp: " + title +
+          "\n# workload: " + describe_values(c.values) +
+          "\n# one block per target: degree jain (Jain's index of the round's flows)\n" + blocks,
+      format, false,
+      {{"TITLE", gnuplot_string(title)},
+       {"NSERIES", std::to_string(targets.size())},
+       {"SERIES", series},
+       {"XMAX", std::to_string(max_degree + 1)}});
 }
 
 std::string numbered(const std::string& base, size_t i) {
