@@ -32,17 +32,12 @@ for tool in ssh python3 timeout; do
     command -v "$tool" >/dev/null || fail "$tool not found"
 done
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/rb-fabric-hosts.XXXXXX")
-chmod 755 "$WORK"
+ssh_test_workdir rb-fabric-hosts
 export RDMABENCH_FABRIC_DIR=$WORK/fabric
-export TMPDIR=$WORK/t
-mkdir -p "$TMPDIR"
 fabric_qemus() { pgrep -f "rdmabench.state=$RDMABENCH_FABRIC_DIR/host" || true; }
 cleanup() {
-    local rc=$? s pid
-    for s in "$TMPDIR"/rdmabench-ssh.*/*; do
-        [ -S "$s" ] && timeout 10 ssh -o ControlPath="$s" -O exit dummy >/dev/null 2>&1
-    done
+    local rc=$? pid
+    close_control_masters
     timeout 120 "$SOFTROCE" fabric down >/dev/null 2>&1 || true
     for pid in $(fabric_qemus); do kill -KILL "$pid" 2>/dev/null || true; done
     if [ "$rc" = 0 ]; then rm -rf "$WORK"; else echo "(work folder kept: $WORK)" >&2; fi

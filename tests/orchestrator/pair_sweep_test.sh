@@ -25,20 +25,13 @@ for tool in ssh python3 pgrep timeout; do
     command -v "$tool" >/dev/null || fail "$tool not found"
 done
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/rb-sweep-pair.XXXXXX")
-chmod 755 "$WORK"
+ssh_test_workdir rb-sweep-pair
 export RDMABENCH_PAIR_DIR=$WORK/pair
-# The sweeps' ssh control folders go here (see cleanup).
-export TMPDIR=$WORK/t
-mkdir -p "$TMPDIR"
 
 pair_qemus() { pgrep -f "rdmabench.state=$RDMABENCH_PAIR_DIR/host" || true; }
 cleanup() {
-    local rc=$? s
-    # Control masters of a sweep that was killed (they would time out by themselves).
-    for s in "$TMPDIR"/rdmabench-ssh.*/*; do
-        [ -S "$s" ] && timeout 10 ssh -o ControlPath="$s" -O exit dummy >/dev/null 2>&1
-    done
+    local rc=$?
+    close_control_masters
     if [ -n "$(pair_qemus)" ]; then
         timeout 120 "$SOFTROCE" pair down || true
         for pid in $(pair_qemus); do kill -KILL "$pid" 2>/dev/null || true; done

@@ -20,3 +20,19 @@ sweep_expect() {
     counts=$("$CHECK" "$out") || fail "results of $campaign do not validate ($counts)"
     [ "$counts" = "$want_counts" ] || fail "$campaign: got $counts, expected $want_counts"
 }
+# ssh_test_workdir PREFIX: sets WORK to a new folder (mode 755, the guests read it over 9p) and
+# points TMPDIR at WORK/t, where the sweeps put their ssh control folders.
+ssh_test_workdir() {
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+    chmod 755 "$WORK"
+    export TMPDIR=$WORK/t
+    mkdir -p "$TMPDIR"
+}
+# close_control_masters: ends the ssh control masters a killed sweep left in $TMPDIR (they would
+# time out by themselves).
+close_control_masters() {
+    local s
+    for s in "$TMPDIR"/rdmabench-ssh.*/*; do
+        [ -S "$s" ] && timeout 10 ssh -o ControlPath="$s" -O exit dummy >/dev/null 2>&1
+    done
+}
