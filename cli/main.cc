@@ -55,14 +55,17 @@ void add_local_options(CLI::App* app, rdmabench::LocalSettings& local,
   app->add_option("-d,--device", local.device, "RDMA device (default: the first one)");
   app->add_option("-i,--ib-port", port, "device port (default 1)");
   app->add_option("-x,--gid-index", gid,
-                  "GID index (default: the RoCE v2 GID of the port's IPv4 address)");
+                  "GID index, or a GID / IPv4 address of the port (default: the RoCE v2 GID of "
+                  "the port's IPv4 address; see --gid-type)");
 }
 
 void apply_local(rdmabench::LocalSettings& local, const std::optional<std::string>& port,
                  const std::optional<std::string>& gid) {
   if (port)
     local.port = static_cast<uint32_t>(rdmabench::parse_uint_option("ib-port", *port, 1, 255));
-  if (gid)
+  if (gid && gid->find_first_of(":.") != std::string::npos)
+    local.gid = *gid;  // a GID or an IPv4 address: resolved against the port's GID table
+  else if (gid)
     local.gid_index = static_cast<int>(rdmabench::parse_uint_option("gid-index", *gid, 0, 65535));
 }
 

@@ -1,6 +1,8 @@
 #include "cli/print.h"
 
 #include <cstdio>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
@@ -11,6 +13,18 @@ std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
+}
+
+// The value at `path` inside `j`, or nullptr.
+const nlohmann::json* json_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const nlohmann::json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(key);
+    if (it == at->end()) return nullptr;
+    at = &*it;
+  }
+  return at;
 }
 
 const char* kRule =
@@ -92,6 +106,15 @@ void print_footer(std::ostream& os, const RunResult& r) {
   else if (r.workload.mode == Mode::kLat && !r.results.empty())
     os << " latency is " << (is_fetch(r.workload.op) ? "the round trip" : "half the round trip")
        << " (as perftest), clock " << r.clock.source << "\n";
+  // Fabric settings a device holds another value of than asked (setup.SIDE.qp_attr.fabric).
+  for (const char* side : {"client", "server"}) {
+    const auto* diff = json_at(r.setup, {side, "qp_attr", "fabric", "not_as_asked"});
+    if (diff == nullptr || !diff->is_object() || diff->empty()) continue;
+    os << " note: the " << side << "'s device applied";
+    for (const auto& [key, v] : diff->items())
+      os << " " << key << " " << v.value("applied", 0) << " (asked " << v.value("asked", 0) << ")";
+    os << "\n";
+  }
   if (!r.clock.steady)
     os << " WARNING: the TSC's rate changed by " << fmt("%.3f", r.clock.drift * 100)
        << " % during the run: its figures are off; run again with RDMABENCH_CLOCK=monotonic\n";

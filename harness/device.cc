@@ -336,11 +336,12 @@ bool Device::is_ethernet(uint32_t port_num) const {
   return port(port_num).link_layer == "Ethernet";
 }
 
-uint32_t auto_gid_index(const PortInfo& port, const std::string& prefer_ipv4) {
+uint32_t auto_gid_index(const PortInfo& port, const std::string& prefer_ipv4,
+                        const std::string& type) {
   if (port.link_layer == "InfiniBand") return 0;
   const GidEntry* first = nullptr;
   for (const auto& g : port.gids) {
-    if (g.type != "RoCE v2" || g.ipv4.empty()) continue;
+    if (g.type != type || g.ipv4.empty()) continue;
     if (!prefer_ipv4.empty() && g.ipv4 == prefer_ipv4) return g.index;
     if (first == nullptr) first = &g;
   }
@@ -354,7 +355,8 @@ uint32_t auto_gid_index(const PortInfo& port, const std::string& prefer_ipv4) {
     table += "\n  " + std::to_string(g.index) + ": " + g.gid + " " + g.type +
              (g.netdev.empty() ? "" : " " + g.netdev);
   throw ConfigError("gid-index", "auto",
-                    "no RoCE v2 GID with an IPv4 address on port " + std::to_string(port.port) +
+                    "no " + type + " GID with an IPv4 address on port " +
+                        std::to_string(port.port) +
                         " (give -x/--gid-index explicitly, or add an IPv4 address to the netdev); "
                         "GID table:" +
                         (table.empty() ? std::string(" empty") : table));

@@ -99,7 +99,8 @@ DeviceInfo query_device(ibv_context* ctx);
 
 // Choose a GID index on a port: for RoCE the RoCE v2 GID of an IPv4 address (the one equal to
 // `prefer_ipv4` when given); for IB index 0. Throws ConfigError listing the table when none fits.
-uint32_t auto_gid_index(const PortInfo& port, const std::string& prefer_ipv4 = "");
+uint32_t auto_gid_index(const PortInfo& port, const std::string& prefer_ipv4 = "",
+                        const std::string& type = "RoCE v2");
 // Validates an explicit index against the table; throws ConfigError listing the valid ones.
 const GidEntry& gid_entry(const PortInfo& port, uint32_t index);
 

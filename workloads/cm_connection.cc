@@ -30,12 +30,12 @@ std::string peer_address(rdma_cm_id* id) {
   return text;
 }
 
-rdma_conn_param conn_param(int rd_atomic) {
+rdma_conn_param conn_param(int rd_atomic, const CmSettings& s) {
   rdma_conn_param cp{};
   cp.responder_resources = static_cast<uint8_t>(rd_atomic);
   cp.initiator_depth = static_cast<uint8_t>(rd_atomic);
-  cp.retry_count = 7;
-  cp.rnr_retry_count = 7;
+  cp.retry_count = s.retry_count;
+  cp.rnr_retry_count = s.rnr_retry;
   return cp;
 }
 
@@ -61,6 +61,15 @@ std::string CmRejections::describe() const {
   return out;
 }
 
+void CmConnection::apply_settings(rdma_cm_id* id, const std::string& where, bool timeout) const {
+  uint8_t tos = settings_.tos;
+  if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof tos) != 0)
+    throw_sys("rdma_set_option(TOS " + std::to_string(tos) + ")", where);
+  uint8_t t = settings_.ack_timeout;
+  if (timeout && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof t) != 0)
+    throw_sys("rdma_set_option(ACK_TIMEOUT " + std::to_string(t) + ")", where);
+}
+
 CmConnection::CmConnection(const std::string& device)
     : dev_(cm_device_context(device)), channel_(create_cm_channel()) {}
 
@@ -84,6 +93,7 @@ void CmConnection::connect(QueuePairs& qps, int rd_atomic, const std::string& se
       throw_sys("rdma_resolve_addr", where);
     cm_expect(channel_.get(), RDMA_CM_EVENT_ADDR_RESOLVED, timeout,
               "address resolution of " + where);
+    apply_settings(q.cm_id.get(), where, true);  // before the route: it carries the TOS
     if (q.cm_id->verbs != dev_.ctx)
       throw ConfigError("device", device_name(dev_.ctx),
                         "the device rdma_cm routes " + server_addr + " through (" +
@@ -96,7 +106,7 @@ void CmConnection::connect(QueuePairs& qps, int rd_atomic, const std::string& se
     if (rdma_create_qp(q.cm_id.get(), qps.pd(), &a) != 0) throw_sys("rdma_create_qp", where);
     q.qp = q.cm_id->qp;
     q.psn = q.qp->qp_num;  // informational; rdma_cm picks the PSNs
-    rdma_conn_param cp = conn_param(rd_atomic);
+    rdma_conn_param cp = conn_param(rd_atomic, settings_);
     const CmPrivateData pd{.index = flat, .nonce = nonce};
     cp.private_data = &pd;
     cp.private_data_len = sizeof pd;
@@ -122,6 +132,7 @@ uint16_t CmConnection::listen(const std::string& bind_addr, uint16_t cm_port) {
     listener_ = create_cm_id(channel_.get());
     if (rdma_bind_addr(listener_.get(), reinterpret_cast<sockaddr*>(&sin)) != 0)
       throw_sys("rdma_bind_addr", where);
+    apply_settings(listener_.get(), where, false);
     if (rdma_listen(listener_.get(), 64) == 0) break;
     const int e = errno;
     if (e != EADDRINUSE || cm_port != 0 || draw == kDraws)
@@ -173,7 +184,8 @@ void CmConnection::accept_all(QueuePairs& qps, int rd_atomic, uint64_t nonce,
       throw_sys("rdma_create_qp", "accepted connection");
     q.qp = id->qp;
     q.psn = q.qp->qp_num;
-    rdma_conn_param cp = conn_param(rd_atomic);
+    apply_settings(id.get(), "accepted connection", true);
+    rdma_conn_param cp = conn_param(rd_atomic, settings_);
     q.cm_id = std::move(id);
     if (rdma_accept(q.cm_id.get(), &cp) != 0)
       throw_sys("rdma_accept", "QP " + std::to_string(flat));

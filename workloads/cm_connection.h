@@ -25,6 +25,16 @@ struct CmRejections {
   std::string describe() const;
 };
 
+// What rdma_cm lets a side choose of its connections (the rest it takes from the route and the
+// CM exchange): the traffic class and the local ACK timeout (rdma_set_option), the retry counts
+// (the connection parameters). The defaults are rdmabench's usual values.
+struct CmSettings {
+  uint8_t tos = 0;
+  uint8_t ack_timeout = 14;
+  uint8_t retry_count = 7;
+  uint8_t rnr_retry = 7;
+};
+
 class CmConnection {
  public:
   // librdmacm's context for `device` ("" = the first) and an event channel.
@@ -48,8 +58,12 @@ class CmConnection {
   void accept_all(QueuePairs& qps, int rd_atomic, uint64_t nonce,
                   std::chrono::milliseconds timeout);
   const CmRejections& rejected() const noexcept { return rejected_; }
+  // Applied to every connection made or accepted from now on (the listener's TOS at listen()).
+  void set_settings(const CmSettings& s) noexcept { settings_ = s; }
 
  private:
+  void apply_settings(rdma_cm_id* id, const std::string& where, bool timeout) const;
+  CmSettings settings_;
   CmDeviceContext dev_;
   CmChannelPtr channel_;
   CmIdPtr listener_;

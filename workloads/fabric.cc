@@ -4,6 +4,7 @@
 
 #include "harness/error.h"
 #include "harness/numa.h"
+#include "workloads/fabric_settings.h"
 #include "workloads/memory_lock.h"
 #include "workloads/mr_access.h"
 #include "workloads/tcp_exchange.h"
@@ -47,7 +48,11 @@ void check_device_for(const Workload& w, const Device& d, uint32_t port) {
 }
 
 void check_local_device(const Workload& w, const LocalSettings& local) {
-  check_device_for(w, Device::open(local.device), local.port);
+  Device d = Device::open(local.device);
+  check_device_for(w, d, local.port);
+  const PortInfo& port = d.port(local.port);
+  check_fabric_settings(w, d.context(), port, resolve_connect(w.connect, w.qp, d.info().transport));
+  (void)choose_gid_index(port, local.gid_index, local.gid, local.bind_addr, w.gid_type);
 }
 
 Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
@@ -61,10 +66,10 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
   }
   check_device_for(w_, device_, local_.port);
   const PortInfo& port = device_.port(local_.port);
+  check_fabric_settings(w_, device_.context(), port, w_.connect);
+  if (cm_) cm_->set_settings(cm_settings(w_));
   ensure_memlock(w_, device_.info().name, device_.info().transport);
-  gid_index_ = local_.gid_index >= 0
-                   ? gid_entry(port, static_cast<uint32_t>(local_.gid_index)).index
-                   : auto_gid_index(port, local_.bind_addr);
+  gid_index_ = choose_gid_index(port, local_.gid_index, local_.gid, local_.bind_addr, w_.gid_type);
   if (int rc = ibv_query_gid(device_.context(), static_cast<uint8_t>(local_.port),
                              static_cast<int>(gid_index_), &gid_);
       rc != 0)
@@ -110,7 +115,9 @@ nlohmann::json Fabric::describe() const {
   return j;
 }
 
-void Fabric::create_qps() { create_exchange_qps(qps_, local_.port, remote_access()); }
+void Fabric::create_qps() {
+  create_exchange_qps(qps_, local_.port, w_.pkey_index, remote_access());
+}
 
 SideInfo Fabric::local_side() const {
   SideInfo s;
@@ -156,7 +163,9 @@ void Fabric::connect_qps(const SideInfo& remote) {
   if (w_.mtu != 0) mtu = std::min(mtu, w_.mtu);
   set_remote(remote);
   PeerPath path;
-  path.ah = peer_ah_attr(remote, local_.port, device_.is_ethernet(local_.port), gid_index_);
+  path.ah = peer_ah_attr(remote, local_.port, device_.is_ethernet(local_.port), gid_index_, w_);
+  peer_ah_ = path.ah;
+  set_path_timers(path, w_);
   path.mtu = mtu_enum(mtu);
   path.max_rd_atomic = max_rd_atomic_;
   path.peer_rd_atomic = peer_rd_atomic_;
@@ -360,6 +369,7 @@ nlohmann::json Fabric::setup_info(double setup_seconds) const {
               {"path_mtu", w_.qp == QpType::kUd ? 0 : mtu_bytes(a.path_mtu)}};
     }
   }
+  if (!attr.is_null()) attr["fabric"] = applied_fabric_settings(qps_.at(0).qp, w_, &peer_ah_);
   j["qp_attr"] = attr;
   j["recv_credits"] = credits_;
   j["memory"] = buffers_.describe();

@@ -34,6 +34,7 @@ struct LocalSettings {
   uint32_t port = 1;
   int gid_index = -1;     // -1 = automatic
   std::string bind_addr;  // server: where to listen; also used to pick the GID
+  std::string gid = {};   // -x given as a GID or an IPv4 address instead of an index
 };
 
 class Fabric {
@@ -98,6 +99,7 @@ class Fabric {
   std::unique_ptr<CmConnection> cm_;  // rdma_cm mode only; owns the device context
   Device device_;
   uint32_t gid_index_ = 0;
+  ibv_ah_attr peer_ah_{};  // the address vector towards the peer (UD: its AH's)
   ibv_gid gid_{};
   uint32_t active_mtu_ = 0;
   int max_rd_atomic_ = 1;

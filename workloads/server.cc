@@ -17,6 +17,7 @@
 #include "harness/oob_channel.h"
 #include "harness/version.h"
 #include "workloads/fabric.h"
+#include "workloads/fabric_settings.h"
 #include "workloads/server_session.h"
 #include "workloads/session.h"
 #include "workloads/session_messages.h"
@@ -39,11 +40,12 @@ using std::chrono::milliseconds;
 std::string check_device_and_bind(const ServerOptions& opt) {
   Device d = Device::open(opt.local.device);
   const PortInfo& p = active_port(d, opt.local.port);
-  if (opt.local.gid_index >= 0) (void)gid_entry(p, static_cast<uint32_t>(opt.local.gid_index));
+  const bool chosen = opt.local.gid_index >= 0 || !opt.local.gid.empty();
+  const uint32_t gid =
+      chosen ? choose_gid_index(p, opt.local.gid_index, opt.local.gid, "", GidType::kAuto) : 0;
   if (!opt.bind.empty()) return opt.bind;
   for (const auto& g : p.gids)
-    if (!g.ipv4.empty() && (opt.local.gid_index < 0 || g.index == uint32_t(opt.local.gid_index)))
-      return g.ipv4;
+    if (!g.ipv4.empty() && (!chosen || g.index == gid)) return g.ipv4;
   return "";
 }
 

@@ -6,7 +6,7 @@
 
 namespace rdmabench {
 
-void create_exchange_qps(QueuePairs& qps, uint32_t port, int remote_access) {
+void create_exchange_qps(QueuePairs& qps, uint32_t port, uint32_t pkey_index, int remote_access) {
   for (size_t i = 0; i < qps.count(); ++i) {
     QpEndpoint& q = qps.at(i);
     QpSetupTimer timer(q);
@@ -15,7 +15,7 @@ void create_exchange_qps(QueuePairs& qps, uint32_t port, int remote_access) {
     q.qp = q.qp_owned.get();
     ibv_qp_attr attr{};
     attr.qp_state = IBV_QPS_INIT;
-    attr.pkey_index = 0;
+    attr.pkey_index = static_cast<uint16_t>(pkey_index);
     attr.port_num = static_cast<uint8_t>(port);
     int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
     if (qps.qp_type() == QpType::kUd) {
@@ -29,18 +29,31 @@ void create_exchange_qps(QueuePairs& qps, uint32_t port, int remote_access) {
   }
 }
 
-ibv_ah_attr peer_ah_attr(const SideInfo& remote, uint32_t port, bool ethernet, uint32_t gid_index) {
+ibv_ah_attr peer_ah_attr(const SideInfo& remote, uint32_t port, bool ethernet, uint32_t gid_index,
+                         const Workload& w) {
+  const Workload defaults;
+  const bool grh_asked = w.tos != defaults.tos || w.flow_label != defaults.flow_label ||
+                         w.hop_limit != defaults.hop_limit;
   ibv_ah_attr ah{};
   ah.dlid = remote.lid;
-  ah.sl = 0;
+  ah.sl = static_cast<uint8_t>(w.sl);
   ah.port_num = static_cast<uint8_t>(port);
-  if (ethernet || remote.lid == 0) {
+  if (ethernet || remote.lid == 0 || grh_asked) {
     ah.is_global = 1;
     ah.grh.dgid = gid_from_hex(remote.gid);
     ah.grh.sgid_index = static_cast<uint8_t>(gid_index);
-    ah.grh.hop_limit = 64;
+    ah.grh.hop_limit = static_cast<uint8_t>(w.hop_limit);
+    ah.grh.traffic_class = static_cast<uint8_t>(w.tos);
+    ah.grh.flow_label = w.flow_label;
   }
   return ah;
+}
+
+void set_path_timers(PeerPath& path, const Workload& w) {
+  path.timeout = static_cast<uint8_t>(w.qp_timeout);
+  path.retry_cnt = static_cast<uint8_t>(w.retry_count);
+  path.rnr_retry = static_cast<uint8_t>(w.rnr_retry);
+  path.min_rnr_timer = static_cast<uint8_t>(w.min_rnr_timer);
 }
 
 void connect_exchange_qps(QueuePairs& qps, const PeerPath& path) {
@@ -69,7 +82,7 @@ void connect_exchange_qps(QueuePairs& qps, const PeerPath& path) {
     int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
     if (type == QpType::kRc) {
       a.max_dest_rd_atomic = static_cast<uint8_t>(path.max_rd_atomic);
-      a.min_rnr_timer = 12;
+      a.min_rnr_timer = path.min_rnr_timer;
       mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
     }
     modify_qp(q.qp, &a, mask, "RTR");
@@ -78,9 +91,9 @@ void connect_exchange_qps(QueuePairs& qps, const PeerPath& path) {
     a.sq_psn = q.psn;
     mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
     if (type == QpType::kRc) {
-      a.timeout = 14;  // 4.096 us * 2^14 = 67 ms per try
-      a.retry_cnt = 7;
-      a.rnr_retry = 7;  // infinite: a slow receiver is not an error
+      a.timeout = path.timeout;  // default 14: 4.096 us * 2^14 = 67 ms per try
+      a.retry_cnt = path.retry_cnt;
+      a.rnr_retry = path.rnr_retry;  // default 7, infinite: a slow receiver is not an error
       a.max_rd_atomic = static_cast<uint8_t>(std::min(path.max_rd_atomic, path.peer_rd_atomic));
       mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
     }

@@ -8,12 +8,13 @@
 
 #include "workloads/queue_pairs.h"
 #include "workloads/side_info.h"
+#include "workloads/workload.h"
 
 namespace rdmabench {
 
-// Creates every QP of `qps` and moves it to INIT on `port` (`remote_access`: the access flags
-// the peer's operations need; UD QPs get the Q_Key instead).
-void create_exchange_qps(QueuePairs& qps, uint32_t port, int remote_access);
+// Creates every QP of `qps` and moves it to INIT on `port` with the P_Key of `pkey_index`
+// (`remote_access`: the access flags the peer's operations need; UD QPs get the Q_Key instead).
+void create_exchange_qps(QueuePairs& qps, uint32_t port, uint32_t pkey_index, int remote_access);
 
 // How to reach the peer and what the QPs may do once connected.
 struct PeerPath {
@@ -21,10 +22,19 @@ struct PeerPath {
   ibv_mtu mtu = IBV_MTU_1024;
   int max_rd_atomic = 1;   // reads/atomics this side accepts (RTR max_dest_rd_atomic)
   int peer_rd_atomic = 1;  // and the peer accepts (RTS max_rd_atomic: the smaller of the two)
+  // RC timers (Workload's qp_timeout, retry_count, rnr_retry, min_rnr_timer).
+  uint8_t timeout = 14;
+  uint8_t retry_cnt = 7;
+  uint8_t rnr_retry = 7;
+  uint8_t min_rnr_timer = 12;
 };
-// The address of the peer's port: its LID, and on Ethernet (or without a LID) a GRH to its GID
-// from our GID `gid_index`.
-ibv_ah_attr peer_ah_attr(const SideInfo& remote, uint32_t port, bool ethernet, uint32_t gid_index);
+// The address of the peer's port: its LID and the workload's service level, and on Ethernet
+// (without a LID, or when the workload asks for a traffic class, flow label or hop limit other
+// than the defaults) a GRH to its GID from our GID `gid_index` carrying them.
+ibv_ah_attr peer_ah_attr(const SideInfo& remote, uint32_t port, bool ethernet, uint32_t gid_index,
+                         const Workload& w);
+// The RC timers of `w` into `path`.
+void set_path_timers(PeerPath& path, const Workload& w);
 
 // Moves every QP to RTR and RTS towards its peer QP (QueuePairs' `remote`, set before); UD: to
 // RTS, and creates the AH of the peer.

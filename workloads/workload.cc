@@ -33,6 +33,8 @@ constexpr NameTable<ConnectMethod, 3> kConnects{{{ConnectMethod::kTcp, "tcp"},
                                                  {ConnectMethod::kRdmaCm, "rdma_cm"},
                                                  {ConnectMethod::kAuto, "auto"}}};
 constexpr NameTable<MrMode, 2> kMrModes{{{MrMode::kPerQp, "per_qp"}, {MrMode::kShared, "shared"}}};
+constexpr NameTable<GidType, 3> kGidTypes{
+    {{GidType::kAuto, "auto"}, {GidType::kRoceV1, "roce-v1"}, {GidType::kRoceV2, "roce-v2"}}};
 
 template <typename E, size_t N>
 std::string_view name_of(const NameTable<E, N>& t, E v) noexcept {
@@ -71,6 +73,8 @@ CqMode parse_cq_mode(std::string_view s) { return parse_name(kCqModes, s, "cq");
 ConnectMethod parse_connect(std::string_view s) { return parse_name(kConnects, s, "connect"); }
 std::string_view to_string(MrMode v) noexcept { return name_of(kMrModes, v); }
 MrMode parse_mr_mode(std::string_view s) { return parse_name(kMrModes, s, "mr"); }
+std::string_view to_string(GidType v) noexcept { return name_of(kGidTypes, v); }
+GidType parse_gid_type(std::string_view s) { return parse_name(kGidTypes, s, "gid-type"); }
 
 int32_t parse_numa(std::string_view s, const std::string& field) {
   if (s == "none") return Workload::kNumaNone;

@@ -19,6 +19,10 @@ enum class CqMode : uint8_t { kPoll, kEvent };
 // resolved by each side from its own device (resolve_connect) before any resource exists.
 enum class ConnectMethod : uint8_t { kTcp, kRdmaCm, kAuto };
 enum class MrMode : uint8_t { kPerQp, kShared };
+// Which kind of GID the side picks when -x does not name one: RoCE v2 (UDP/IP, routable; the
+// default and what `auto` picks) or RoCE v1 (Ethernet only). InfiniBand and iWARP ports have one
+// kind and ignore it.
+enum class GidType : uint8_t { kAuto, kRoceV1, kRoceV2 };
 
 std::string_view to_string(Op v) noexcept;
 std::string_view to_string(QpType v) noexcept;
@@ -26,6 +30,7 @@ std::string_view to_string(Mode v) noexcept;
 std::string_view to_string(CqMode v) noexcept;
 std::string_view to_string(ConnectMethod v) noexcept;
 std::string_view to_string(MrMode v) noexcept;
+std::string_view to_string(GidType v) noexcept;
 // Parse from the names above; throw ConfigError(field, value, allowed names).
 Op parse_op(std::string_view s);
 QpType parse_qp_type(std::string_view s);
@@ -33,6 +38,7 @@ Mode parse_mode(std::string_view s);
 CqMode parse_cq_mode(std::string_view s);
 ConnectMethod parse_connect(std::string_view s);
 MrMode parse_mr_mode(std::string_view s);
+GidType parse_gid_type(std::string_view s);
 
 // The concrete method for a device of `transport` ("InfiniBand", "iWARP", ...): kAuto becomes
 // kRdmaCm for RC on iWARP and kTcp otherwise (UC/UD on iWARP are then refused for their QP
@@ -81,6 +87,18 @@ struct Workload {
   uint64_t align = 0;          // buffer start alignment in bytes (power of two); 0 = page
   MrMode mr = MrMode::kPerQp;  // one MR per QP, or one shared MR per side
   int32_t numa = kNumaNone;    // kNumaNone, kNumaAuto (the device's node) or a node number
+  // Fabric settings (README "Traffic classes and fabric settings"): the address vector, the
+  // P_Key and the RC timers of both sides' QPs; the defaults are the values before they existed.
+  uint32_t sl = 0;              // service level (InfiniBand; RoCE: the priority some NICs map)
+  uint32_t tos = 0;             // traffic class byte (RoCE v2: the IP TOS, DSCP << 2 | ECN)
+  uint32_t flow_label = 0;      // GRH / IPv6 flow label (20 bits)
+  uint32_t hop_limit = 64;      // GRH hop limit / IP TTL
+  uint32_t pkey_index = 0;      // index into the port's P_Key table
+  uint32_t qp_timeout = 14;     // RC local ACK timeout: 4.096 us * 2^N (0 = infinite)
+  uint32_t retry_count = 7;     // RC transport retries before IBV_WC_RETRY_EXC_ERR
+  uint32_t rnr_retry = 7;       // RC RNR retries (7 = infinite)
+  uint32_t min_rnr_timer = 12;  // RC responder's RNR NAK timer code (12 = 0.64 ms)
+  GidType gid_type = GidType::kAuto;
 
   static constexpr uint64_t kMaxIterations = uint64_t{1} << 40;  // also the largest warm-up
   static constexpr int32_t kNumaNone = -1;

@@ -721,7 +721,8 @@ TEST(Grouping, EveryTableSeriesFieldSplitsSeriesAndIsACsvColumn) {
     if (f.kind == FieldKind::kBool) {
       f.set(w, !before.get<bool>());
     } else if (f.kind == FieldKind::kEnum) {
-      for (const char* name : {"send", "uc", "lat", "event", "rdma_cm", "shared", "auto", "tcp"}) {
+      for (const char* name :
+           {"send", "uc", "lat", "event", "rdma_cm", "shared", "auto", "tcp", "roce-v1"}) {
         try {
           f.set(w, name);
         } catch (const std::exception&) {

@@ -64,6 +64,16 @@ const std::map<std::string, Sample>& samples() {
       {"align", {"4K"}},
       {"mr", {"shared"}},
       {"numa", {"auto"}},
+      {"sl", {"3"}},
+      {"tos", {"104"}},
+      {"flow_label", {"77"}},
+      {"hop_limit", {"32"}},
+      {"pkey_index", {"1"}},
+      {"qp_timeout", {"18"}},
+      {"retry_count", {"3"}},
+      {"rnr_retry", {"2"}},
+      {"min_rnr_timer", {"20"}},
+      {"gid_type", {"roce-v1"}},
   };
   return kSamples;
 }
