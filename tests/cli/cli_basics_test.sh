@@ -36,6 +36,13 @@ check client-json-option 2 "a file name, not an option ('-J'" "$bin" client 192.
 check client-start-at-text 2 "invalid start-at 'soon'" "$bin" client 192.0.2.1 --start-at soon
 check client-start-at-far 2 "at most the timeout (5 s) from now" \
   "$bin" client 192.0.2.1 --start-at "$(($(date +%s) + 3600))"
+# Fabric settings: ranges from the field table, perftest's spellings accepted (before any device).
+check client-sl-range 2 "invalid sl '16'" "$bin" client 192.0.2.1 --sl 16
+check client-tos-range 2 "invalid tos '256'" "$bin" client 192.0.2.1 -T 256
+check client-retry-range 2 "invalid retry-count '8'" "$bin" client 192.0.2.1 --retry-count 8
+check client-gid-type 2 "invalid gid-type 'ib'" "$bin" client 192.0.2.1 --gid-type ib
+check client-flow-label-alias 2 "invalid flow-label '1048576'" "$bin" client 192.0.2.1 --flow_label 1048576
+check client-pkey-alias 2 "invalid pkey-index '65536'" "$bin" client 192.0.2.1 --pkey_index 65536
 check export-out-option 2 "--out" "$bin" export --csv /nonexistent -o --x
 check help-exit-statuses 0 "5    the server is busy" "$bin" --help
 check server-once-and-sessions 2 "--once or --sessions, not both" "$bin" server --once --sessions 2
