@@ -16,6 +16,7 @@
 #include "cli/exit_status.h"
 #include "cli/print.h"
 #include "cli/workload_cli.h"
+#include "workloads/workload_fields.h"
 #include "harness/device.h"
 #include "harness/error.h"
 #include "harness/version.h"
@@ -118,6 +119,13 @@ int main(int argc, char** argv) {
                      "N of them from one address, at most (default 4)");
   server->add_option("--max-sessions", s_max_sessions,
                      "N sessions served at once; more clients are told busy (default 16)");
+  std::optional<std::string> s_cpus, s_numa;
+  server->add_option("--cpus", s_cpus,
+                     "pin this side's workers to these CPUs, e.g. 2,3 or 0-3,8 (default: not "
+                     "pinned; the client's --cpus stays the client's)");
+  server->add_option("--numa", s_numa,
+                     "none, auto (the device's node) or N: this side's buffers and workers "
+                     "(default none)");
 
   // client
   ClientOptions copt;
@@ -249,6 +257,10 @@ int main(int argc, char** argv) {
         sopt.max_sessions = parse_uint_option("max-sessions", *s_max_sessions, 1, 1024);
       if (s_once && s_sessions)
         throw ConfigError("sessions", *s_sessions, "--once or --sessions, not both");
+      if (s_cpus)
+        sopt.cpus = field_value_from_text(*find_workload_field("cpus"), *s_cpus)
+                        .get<std::vector<int>>();
+      if (s_numa) sopt.numa = parse_numa(*s_numa, "numa");
       if (s_once) sopt.sessions = 1;
       if (s_sessions) sopt.sessions = parse_uint_option("sessions", *s_sessions, 1, 1024);
       std::signal(SIGINT, on_signal);

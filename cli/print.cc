@@ -115,6 +115,19 @@ void print_footer(std::ostream& os, const RunResult& r) {
       os << " " << key << " " << v.value("applied", 0) << " (asked " << v.value("asked", 0) << ")";
     os << "\n";
   }
+  // Both ends on one host pinning a CPU in common: two busy-polling workers share it.
+  if (r.client_host.hostname == r.server_host.hostname && !r.client_host.hostname.empty()) {
+    const auto* server_cpus = json_at(r.setup, {"server", "placement", "cpus"});
+    std::string shared;
+    if (server_cpus != nullptr && server_cpus->is_array())
+      for (int c : r.workload.cpus)
+        for (const auto& s : *server_cpus)
+          if (s.is_number_integer() && s.get<int>() == c) shared += " " + std::to_string(c);
+    if (!shared.empty())
+      os << " WARNING: client and server on one host both pin CPU" << shared
+         << ": their busy-polling workers share it; give each side its own (client --cpus, "
+            "server --cpus)\n";
+  }
   if (!r.clock.steady)
     os << " WARNING: the TSC's rate changed by " << fmt("%.3f", r.clock.drift * 100)
        << " % during the run: its figures are off; run again with RDMABENCH_CLOCK=monotonic\n";

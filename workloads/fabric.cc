@@ -373,6 +373,7 @@ nlohmann::json Fabric::setup_info(double setup_seconds) const {
   j["qp_attr"] = attr;
   j["recv_credits"] = credits_;
   j["memory"] = buffers_.describe();
+  j["placement"] = {{"cpus", w_.cpus}, {"numa", numa_text(w_.numa)}};  // this side's own
   j["numa"] = {{"requested", numa_text(w_.numa)},
                {"device_node", device_.info().numa_node},
                {"node", numa_.node},

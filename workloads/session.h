@@ -47,6 +47,10 @@ struct ServerOptions {
   std::string token;
   HandshakeLimits handshake;  // the door: deadline and caps of unauthenticated connections
   size_t max_sessions = 16;   // sessions served at once; more are told "busy"
+  // This side's placement (server --cpus / --numa), whatever the client's workload says: the
+  // client's cpus and numa are the client's.
+  std::vector<int> cpus;
+  int32_t numa = Workload::kNumaNone;
 };
 
 // Serves sessions until `stop` is set: connections are accepted continuously and each one's

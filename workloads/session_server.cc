@@ -45,6 +45,10 @@ void ServerSession::run(const nlohmann::json& hello) {
   w_ = parse_hello(hello).workload;  // the token was checked at the door (server.cc)
   // A client normally resolves "auto" itself; if not, this side's device decides.
   w_.connect = resolve_connect(w_.connect, w_.qp, device_transport(opt_.local.device));
+  // The workers and buffers of this side go where this side's options say (result:
+  // setup.server.placement), not where the client's did.
+  w_.cpus = opt_.cpus;
+  w_.numa = opt_.numa;
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
   // Creating and connecting resources can take long on a loaded or emulated host.
   const milliseconds setup_timeout = timeout + milliseconds(60000);

@@ -4,6 +4,7 @@
 // show in the result document. Run inside testbed/softroce; never skips.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -49,8 +50,11 @@ class Knobs : public ::testing::Test {
   RunOutput client(const std::vector<std::string>& args, json* doc) {
     const std::string path = ::testing::TempDir() + "rb-knobs-" + std::to_string(::getpid()) + "-" +
                              std::to_string(counter_++) + ".json";
-    std::vector<std::string> full = {bin(), "client", addr(),   "-p", port_,       "-d", dev(),
-                                     "-x",  gid(),    "--json", path, "--timeout", "30"};
+    std::vector<std::string> full = {bin(), "client", addr(), "-p",        port_, "-d",
+                                     dev(), "--json", path,   "--timeout", "30"};
+    // The testbed's GID index, unless the test names its own -x.
+    if (std::find(args.begin(), args.end(), "-x") == args.end())
+      full.insert(full.end(), {"-x", gid()});
     full.insert(full.end(), args.begin(), args.end());
     RunOutput r = run(full, 300);
     const std::string text = slurp(path);
@@ -289,13 +293,14 @@ TEST_F(Knobs, HugePages) {
 }
 
 TEST_F(Knobs, NumaBinding) {
+  // The client's --numa places the client; the server keeps its own (none here).
   json d = ok({"--op", "write", "-s", "1K", "-n", "100", "--numa", "0", "--verify"});
-  for (const char* side : {"client", "server"}) {
-    const json& n = d["setup"][side]["numa"];
-    EXPECT_EQ(n["node"], 0) << side;
-    EXPECT_EQ(n["buffer_node"], 0) << side;
-    EXPECT_FALSE(n["cpus"].empty()) << side;
-  }
+  const json& c = d["setup"]["client"]["numa"];
+  EXPECT_EQ(c["node"], 0);
+  EXPECT_EQ(c["buffer_node"], 0);
+  EXPECT_FALSE(c["cpus"].empty());
+  EXPECT_EQ(d["setup"]["server"]["numa"]["node"], -1);
+  EXPECT_EQ(d["setup"]["server"]["placement"]["numa"], "none");
   // rxe sits on a veth: sysfs gives it no NUMA node, so auto binds nothing and says why.
   json a = ok({"--op", "write", "-s", "1K", "-n", "100", "--numa", "auto"});
   const json& n = a["setup"]["client"]["numa"];
@@ -304,6 +309,99 @@ TEST_F(Knobs, NumaBinding) {
   EXPECT_NE(n["note"].get<std::string>().find("no NUMA node"), std::string::npos) << n.dump();
   EXPECT_EQ(a["devices"]["client"]["numa_node"], -1);
   refused({"--op", "write", "--numa", "7"}, {"invalid numa '7'", "0"});
+}
+
+// ---- placement of each side (issue 20, item 5) --------------------------------------------------
+
+// A server of its own placement, for one test: its port, or "" when it did not start.
+std::string placed_server(std::unique_ptr<Background>& srv, const std::vector<std::string>& args,
+                          const std::string& dev, const std::string& gid, const std::string& addr) {
+  std::vector<std::string> a = {bin(), "server", "-d", dev, "-x", gid, "--bind", addr, "-p", "0"};
+  a.insert(a.end(), args.begin(), args.end());
+  srv = std::make_unique<Background>(a);
+  const std::string line = srv->line();
+  const std::string tag = "RDMABENCH_SERVER_READY ";
+  if (line.rfind(tag, 0) != 0) return "";
+  return std::to_string(json::parse(line.substr(tag.size())).at("port").get<int>());
+}
+
+TEST_F(Knobs, EachSideKeepsItsOwnPlacement) {
+  // The client's --cpus pins the client only (it used to pin the server's workers to the same
+  // CPU numbers: on one host, two busy-polling workers on CPU 0).
+  json d = ok({"--op", "send", "--mode", "lat", "-s", "8", "-n", "200", "--cpus", "0"});
+  EXPECT_EQ(d["setup"]["client"]["placement"]["cpus"], json::array({0}));
+  EXPECT_EQ(d["setup"]["server"]["placement"]["cpus"], json::array());
+  EXPECT_EQ(d["workload"]["cpus"], json::array({0}));
+  // A server's own --cpus / --numa, whatever the client asks.
+  std::unique_ptr<Background> srv;
+  const std::string port = placed_server(srv, {"--cpus", "1", "--numa", "0"}, dev(), gid(), addr());
+  ASSERT_FALSE(port.empty()) << "the placed server did not start";
+  const std::string path =
+      ::testing::TempDir() + "rb-placed-" + std::to_string(::getpid()) + ".json";
+  RunOutput r =
+      run({bin(),  "client", addr(),   "-p",  port, "-d", dev(), "-x",  gid(),    "--json", path,
+           "--op", "send",   "--mode", "lat", "-s", "8",  "-n",  "200", "--cpus", "1"},
+          300);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  json p = json::parse(slurp(path));
+  std::remove(path.c_str());
+  EXPECT_EQ(p["setup"]["server"]["placement"]["cpus"], json::array({1}));
+  EXPECT_EQ(p["setup"]["server"]["numa"]["node"], 0);
+  EXPECT_EQ(p["setup"]["client"]["numa"]["node"], -1);
+  // Both ends on this host pin CPU 1: said, not silent.
+  EXPECT_NE(r.out.find("both pin CPU 1"), std::string::npos) << r.out;
+}
+
+// ---- fabric settings (issue 20) -----------------------------------------------------------------
+
+TEST_F(Knobs, FabricSettingsReachBothSidesQps) {
+  json d =
+      ok({"--op", "write", "-s", "4K", "-n", "100", "--tos", "104", "--flow-label", "77", "-u",
+          "18", "--retry-count", "5", "--rnr-retry", "3", "--min-rnr-timer", "20", "--verify"});
+  for (const char* side : {"client", "server"}) {
+    const json& f = d["setup"][side]["qp_attr"]["fabric"];
+    EXPECT_EQ(f["traffic_class"], 104) << side;
+    EXPECT_EQ(f["flow_label"], 77) << side;
+    EXPECT_EQ(f["timeout"], 18) << side;
+    EXPECT_EQ(f["retry_cnt"], 5) << side;
+    EXPECT_EQ(f["rnr_retry"], 3) << side;
+    EXPECT_EQ(f["min_rnr_timer"], 20) << side;
+    EXPECT_EQ(f["pkey_index"], 0) << side;
+    EXPECT_EQ(f["not_as_asked"], json::object()) << side;
+  }
+  EXPECT_EQ(d["workload"]["tos"], 104);
+  EXPECT_EQ(d["workload"]["qp_timeout"], 18);
+  // The defaults are the values before the settings existed.
+  json def = ok({"--op", "write", "-s", "64", "-n", "100"});
+  const json& f = def["setup"]["server"]["qp_attr"]["fabric"];
+  EXPECT_EQ(f["timeout"], 14);
+  EXPECT_EQ(f["retry_cnt"], 7);
+  EXPECT_EQ(f["rnr_retry"], 7);
+  EXPECT_EQ(f["min_rnr_timer"], 12);
+  EXPECT_EQ(f["traffic_class"], 0);
+  // rdma_cm: the TOS and ACK timeout by rdma_set_option, the retries by the connection parameters.
+  json cm = ok({"-R", "--op", "write", "-s", "64", "-n", "100", "-T", "72", "-u", "16",
+                "--retry-count", "6"});
+  for (const char* side : {"client", "server"}) {
+    const json& g = cm["setup"][side]["qp_attr"]["fabric"];
+    EXPECT_EQ(g["traffic_class"], 72) << side;
+    EXPECT_EQ(g["timeout"], 16) << side;
+    EXPECT_EQ(g["retry_cnt"], 6) << side;
+  }
+  // UD: the address handle carries the traffic class.
+  json ud = ok({"--op", "send", "-c", "ud", "-s", "64", "-n", "100", "-T", "40"});
+  EXPECT_EQ(ud["setup"]["client"]["qp_attr"]["fabric"]["traffic_class"], 40);
+  // -x as a GID: the port's IPv4-mapped GID, by its address.
+  json x = ok({"--op", "write", "-s", "64", "-n", "100", "-x", "::ffff:" + addr()});
+  EXPECT_EQ(x["devices"]["client"]["gid"], "::ffff:" + addr());
+}
+
+TEST_F(Knobs, FabricSettingsRefusals) {
+  refused({"-R", "--sl", "2"}, {"invalid sl '2'", "rdma_cm"});
+  refused({"-R", "--min-rnr-timer", "5"}, {"invalid min-rnr-timer '5'", "--connect tcp"});
+  refused({"--pkey-index", "3"}, {"invalid pkey-index '3'", "0 (0xffff)"});
+  refused({"--gid-type", "roce-v1"}, {"invalid gid-type 'roce-v1'", "is RoCE v2"});
+  refused({"-x", "10.9.9.9"}, {"invalid gid-index '10.9.9.9'", "GID table"});
 }
 
 }  // namespace
