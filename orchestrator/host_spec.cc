@@ -6,6 +6,7 @@
 #include "harness/error.h"
 #include "harness/json_util.h"
 #include "orchestrator/config_keys.h"
+#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 
@@ -122,6 +123,26 @@ HostSpec parse_host_spec(const nlohmann::json& j, const std::string& path,
       throw ConfigError(path + "/gid_index", brief_json(*it),
                         "a GID index from 0 to 65535, or \"auto\"");
     }
+  }
+  if (auto it = j.find("cpus"); it != j.end()) {
+    // The workload field's own reading: "0-3,8", "2" or [0, 1]; canonical text for the options.
+    nlohmann::json v;
+    try {
+      v = it->is_string()
+              ? field_value_from_text(*find_workload_field("cpus"),
+                                      expand_env(it->get<std::string>(), path + "/cpus"))
+              : canonical_field_value("cpus", *it, path + "/cpus");
+    } catch (const ConfigError& e) {
+      if (e.field().rfind(path, 0) == 0) throw;
+      throw ConfigError(path + "/cpus", e.value(), e.allowed());
+    }
+    for (const auto& c : v) h.cpus += (h.cpus.empty() ? "" : ",") + std::to_string(c.get<int>());
+  }
+  if (auto it = j.find("numa"); it != j.end()) {
+    const std::string s = it->is_number_integer() && it->get<int64_t>() >= 0
+                              ? std::to_string(it->get<int64_t>())
+                              : get_string(*it, path + "/numa", "none, auto or a node number");
+    h.numa = numa_text(parse_numa(s, path + "/numa"));
   }
   h.rdmabench = h.is_local() ? "self" : "rdmabench";
   if (auto it = j.find("rdmabench"); it != j.end()) {

@@ -15,13 +15,20 @@ struct HostSpec {
   std::string device;  // "" = rdmabench's default (the first device)
   std::optional<int> gid_index;  // nullopt = auto (the RoCE v2 GID of the port's IPv4 address)
   std::string rdmabench;         // the rdmabench to run there (path or command name)
+  // Where rdmabench's workers run on this host (--cpus "0-3,8" as canonical text, --numa
+  // "none"/"auto"/N); "" = not given. A server gets them as its own options; a client gets them
+  // unless the point's workload sets cpus / numa itself.
+  std::string cpus;
+  std::string numa;
   bool is_local() const { return host == "local"; }
 };
 
 // The keys of a host object (parse_host_spec).
-inline const std::vector<std::string> kHostSpecKeys = {"host", "device", "gid_index", "rdmabench"};
+inline const std::vector<std::string> kHostSpecKeys = {"host",      "device", "gid_index",
+                                                       "rdmabench", "cpus",   "numa"};
 
-// A host object {"host", "device", "gid_index", "rdmabench"}; `extra_keys` are further keys the
+// A host object {"host", "device", "gid_index", "rdmabench", "cpus", "numa"}; `extra_keys` are
+// further keys the
 // caller reads itself. "rdmabench": "self" (the default for "local") is `self_exe`.
 HostSpec parse_host_spec(const nlohmann::json& j, const std::string& path,
                          const std::string& self_exe,

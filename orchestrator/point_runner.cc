@@ -1,5 +1,6 @@
 #include "orchestrator/point_runner.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "harness/error.h"
@@ -16,6 +17,8 @@ std::vector<std::string> server_argv(const HostSpec& h, size_t sessions) {
   std::vector<std::string> a = {h.rdmabench, "server"};
   if (!h.device.empty()) a.insert(a.end(), {"-d", h.device});
   if (h.gid_index) a.insert(a.end(), {"-x", std::to_string(*h.gid_index)});
+  if (!h.cpus.empty()) a.insert(a.end(), {"--cpus", h.cpus});
+  if (!h.numa.empty()) a.insert(a.end(), {"--numa", h.numa});
   a.insert(a.end(), {"-p", "0"});
   if (sessions == 1) {
     a.emplace_back("--once");
@@ -33,6 +36,12 @@ std::vector<std::string> client_argv(const HostSpec& h, const std::string& addre
   if (!h.device.empty()) a.insert(a.end(), {"-d", h.device});
   if (h.gid_index) a.insert(a.end(), {"-x", std::to_string(*h.gid_index)});
   a.insert(a.end(), workload.begin(), workload.end());
+  // The host's placement, unless the point's workload places the client itself.
+  const auto has = [&](const char* opt) {
+    return std::find(workload.begin(), workload.end(), opt) != workload.end();
+  };
+  if (!h.cpus.empty() && !has("--cpus")) a.insert(a.end(), {"--cpus", h.cpus});
+  if (!h.numa.empty() && !has("--numa")) a.insert(a.end(), {"--numa", h.numa});
   a.push_back("-J");
   return a;
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <regex>
@@ -16,6 +17,7 @@
 #include "harness/error.h"
 #include "orchestrator/launcher.h"
 #include "orchestrator/point_id.h"
+#include "orchestrator/point_runner.h"
 #include "orchestrator/process.h"
 #include "orchestrator/progress.h"
 #include "orchestrator/resume.h"
@@ -196,6 +198,36 @@ TEST(CampaignParse, HostsAndDefaults) {
   EXPECT_EQ(c.ssh_config, "/campaigns/pair/ssh_config");  // relative to the campaign file
   EXPECT_EQ(c.token, "s3cret");
   EXPECT_EQ(c.source["token"], "(hidden)");
+}
+
+TEST(CampaignParse, HostPlacement) {
+  json j = base_campaign();
+  j["hosts"][1]["server"]["cpus"] = "2-3";
+  j["hosts"][1]["server"]["numa"] = 0;
+  j["hosts"][1]["client"]["cpus"] = json::array({1});
+  j["hosts"][1]["client"]["numa"] = "auto";
+  Campaign c = parse(j);
+  const HostSpec& s = c.pairs[1].server;
+  const HostSpec& cl = c.pairs[1].client;
+  EXPECT_EQ(s.cpus, "2,3");
+  EXPECT_EQ(s.numa, "0");
+  const auto sa = server_argv(s);
+  const std::vector<std::string> want = {"--cpus", "2,3", "--numa", "0"};
+  EXPECT_NE(std::search(sa.begin(), sa.end(), want.begin(), want.end()), sa.end());
+  // The client gets its host's placement, unless the point's workload sets its own.
+  auto ca = client_argv(cl, "10.0.0.1", "1", {"--op", "write"});
+  EXPECT_EQ(std::vector<std::string>(ca.end() - 5, ca.end()),
+            (std::vector<std::string>{"--cpus", "1", "--numa", "auto", "-J"}));
+  ca = client_argv(cl, "10.0.0.1", "1", {"--cpus", "0"});
+  EXPECT_EQ(std::count(ca.begin(), ca.end(), std::string("--cpus")), 1);
+  EXPECT_EQ(std::count(ca.begin(), ca.end(), std::string("0")), 1);
+  // Bad values name the JSON path.
+  j = base_campaign();
+  j["hosts"][1]["server"]["cpus"] = "0-x";
+  EXPECT_EQ(testutil::catch_config_error([&] { parse(j); }).field(), "/hosts/1/server/cpus");
+  j = base_campaign();
+  j["hosts"][1]["client"]["numa"] = "far";
+  EXPECT_EQ(testutil::catch_config_error([&] { parse(j); }).field(), "/hosts/1/client/numa");
 }
 
 // ---- ids --------------------------------------------------------------------------------------
