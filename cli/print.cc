@@ -50,6 +50,14 @@ void print_devices(std::ostream& os, const std::vector<DeviceInfo>& devices) {
       for (const auto& g : p.gids)
         os << "    GID " << g.index << ": " << g.gid << "  " << g.type
            << (g.netdev.empty() ? "" : "  " + g.netdev) << "\n";
+      const nlohmann::json a = auto_gid_choice(p);
+      if (a["index"].get<int>() >= 0)
+        os << "    auto (no -x): GID " << a["index"].get<int>() << ", "
+           << a["why"].get<std::string>() << "\n";
+      else
+        os << "    auto (no -x): none fits\n";
+      if (!a["warning"].get<std::string>().empty())
+        os << "    WARNING: " << a["warning"].get<std::string>() << "\n";
     }
   }
 }

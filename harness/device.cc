@@ -362,6 +362,34 @@ uint32_t auto_gid_index(const PortInfo& port, const std::string& prefer_ipv4,
                         (table.empty() ? std::string(" empty") : table));
 }
 
+nlohmann::json auto_gid_choice(const PortInfo& port) {
+  nlohmann::json j = {{"index", -1}, {"why", ""}, {"warning", ""}};
+  if (port.state != "ACTIVE")
+    j["warning"] = "port " + std::to_string(port.port) + " is " + port.state;
+  try {
+    const uint32_t i = auto_gid_index(port);
+    j["index"] = i;
+    const GidEntry* g = nullptr;
+    for (const auto& e : port.gids)
+      if (e.index == i) g = &e;
+    if (port.link_layer == "InfiniBand")
+      j["why"] = "InfiniBand: GID 0, the port GID (routed by LID within the subnet)";
+    else if (g != nullptr && g->type == "RoCE v2")
+      j["why"] = "the first RoCE v2 GID with an IPv4 address (" + g->ipv4 +
+                 (g->netdev.empty() ? "" : " on " + g->netdev) + ")";
+    else
+      j["why"] = "the port's only kind of GID (no RoCE types: iWARP or similar)";
+  } catch (const ConfigError& e) {
+    j["why"] = "none fits";
+    const std::string w =
+        "no RoCE v2 GID with an IPv4 address: give -x, or add an IPv4 address "
+        "to the netdev";
+    j["warning"] =
+        j["warning"].get<std::string>().empty() ? w : j["warning"].get<std::string>() + "; " + w;
+  }
+  return j;
+}
+
 const GidEntry& gid_entry(const PortInfo& port, uint32_t index) {
   std::string valid;
   for (const auto& g : port.gids) {
@@ -388,7 +416,8 @@ void to_json(nlohmann::json& j, const PortInfo& p) {
        {"speed_gbps", p.speed_gbps},
        {"width", p.width},
        {"lid", p.lid},
-       {"gids", p.gids}};
+       {"gids", p.gids},
+       {"auto_gid", auto_gid_choice(p)}};
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d) {

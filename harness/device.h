@@ -102,6 +102,11 @@ DeviceInfo query_device(ibv_context* ctx);
 uint32_t auto_gid_index(const PortInfo& port, const std::string& prefer_ipv4 = "",
                         const std::string& type = "RoCE v2");
 // Validates an explicit index against the table; throws ConfigError listing the valid ones.
+// What `auto_gid_index` (without a preferred address) picks on `port` and why, as `rdmabench
+// devices` says it: {"index": N or -1 for none, "why": text, "warning": text or ""} (a port
+// that is not ACTIVE, or no GID that fits).
+nlohmann::json auto_gid_choice(const PortInfo& port);
+
 const GidEntry& gid_entry(const PortInfo& port, uint32_t index);
 
 // MTU enum <-> bytes.

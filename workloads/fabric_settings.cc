@@ -36,14 +36,17 @@ uint32_t choose_gid_index(const PortInfo& port, int gid_index, const std::string
     std::array<uint8_t, 16> want{};
     if (!gid_bytes(gid_text, want))
       throw ConfigError("gid-index", gid_text, "a GID index, a GID or an IPv4 address");
+    // Auto: that address's RoCE v2 entry first (an address has a GID of each kind).
     std::array<uint8_t, 16> have{};
+    for (const bool v2_only : {type == GidType::kAuto, false})
+      for (const auto& e : port.gids) {
+        const bool kind =
+            type == GidType::kAuto ? !v2_only || e.type == "RoCE v2" : e.type == type_name(type);
+        if (kind && gid_bytes(e.gid, have) && have == want) return e.index;
+      }
     std::string table;
-    for (const auto& e : port.gids) {
-      if (gid_bytes(e.gid, have) && have == want &&
-          (type == GidType::kAuto || e.type == type_name(type)))
-        return e.index;
+    for (const auto& e : port.gids)
       table += "\n  " + std::to_string(e.index) + ": " + e.gid + " " + e.type;
-    }
     throw ConfigError(
         "gid-index", gid_text,
         "a GID of port " + std::to_string(port.port) +
