@@ -16,7 +16,6 @@
 #include "cli/exit_status.h"
 #include "cli/print.h"
 #include "cli/workload_cli.h"
-#include "workloads/workload_fields.h"
 #include "harness/device.h"
 #include "harness/error.h"
 #include "harness/version.h"
@@ -26,6 +25,7 @@
 #include "report/plot.h"
 #include "report/report.h"
 #include "workloads/session.h"
+#include "workloads/workload_fields.h"
 #include "workloads/workload_options.h"
 
 namespace {
@@ -258,8 +258,8 @@ int main(int argc, char** argv) {
       if (s_once && s_sessions)
         throw ConfigError("sessions", *s_sessions, "--once or --sessions, not both");
       if (s_cpus)
-        sopt.cpus = field_value_from_text(*find_workload_field("cpus"), *s_cpus)
-                        .get<std::vector<int>>();
+        sopt.cpus =
+            field_value_from_text(*find_workload_field("cpus"), *s_cpus).get<std::vector<int>>();
       if (s_numa) sopt.numa = parse_numa(*s_numa, "numa");
       if (s_once) sopt.sessions = 1;
       if (s_sessions) sopt.sessions = parse_uint_option("sessions", *s_sessions, 1, 1024);
