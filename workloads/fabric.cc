@@ -51,7 +51,8 @@ void check_local_device(const Workload& w, const LocalSettings& local) {
   Device d = Device::open(local.device);
   check_device_for(w, d, local.port);
   const PortInfo& port = d.port(local.port);
-  check_fabric_settings(w, d.context(), port, resolve_connect(w.connect, w.qp, d.info().transport));
+  check_fabric_settings(w, d.context(), port, resolve_connect(w.connect, w.qp, d.info().transport),
+                        d.is_iwarp());
   (void)choose_gid_index(port, local.gid_index, local.gid, local.bind_addr, w.gid_type);
 }
 
@@ -66,7 +67,7 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
   }
   check_device_for(w_, device_, local_.port);
   const PortInfo& port = device_.port(local_.port);
-  check_fabric_settings(w_, device_.context(), port, w_.connect);
+  check_fabric_settings(w_, device_.context(), port, w_.connect, device_.is_iwarp());
   if (cm_) cm_->set_settings(cm_settings(w_));
   ensure_memlock(w_, device_.info().name, device_.info().transport);
   gid_index_ = choose_gid_index(port, local_.gid_index, local_.gid, local_.bind_addr, w_.gid_type);
@@ -369,7 +370,8 @@ nlohmann::json Fabric::setup_info(double setup_seconds) const {
               {"path_mtu", w_.qp == QpType::kUd ? 0 : mtu_bytes(a.path_mtu)}};
     }
   }
-  if (!attr.is_null()) attr["fabric"] = applied_fabric_settings(qps_.at(0).qp, w_, &peer_ah_);
+  if (!attr.is_null())
+    attr["fabric"] = applied_fabric_settings(qps_.at(0).qp, w_, &peer_ah_, device_.is_iwarp());
   j["qp_attr"] = attr;
   j["recv_credits"] = credits_;
   j["memory"] = buffers_.describe();

@@ -69,8 +69,18 @@ uint32_t choose_gid_index(const PortInfo& port, int gid_index, const std::string
 }
 
 void check_fabric_settings(const Workload& w, ibv_context* ctx, const PortInfo& port,
-                           ConnectMethod connect) {
+                           ConnectMethod connect, bool iwarp) {
   const Workload d;
+  if (iwarp) {
+    auto refuse = [](const char* option, uint32_t v, uint32_t def) {
+      throw ConfigError(
+          option, std::to_string(v),
+          "the default (" + std::to_string(def) + ") on iWARP, whose connections TCP retransmits");
+    };
+    if (w.qp_timeout != d.qp_timeout) refuse("qp-timeout", w.qp_timeout, d.qp_timeout);
+    if (w.retry_count != d.retry_count) refuse("retry-count", w.retry_count, d.retry_count);
+    if (w.rnr_retry != d.rnr_retry) refuse("rnr-retry", w.rnr_retry, d.rnr_retry);
+  }
   if (connect == ConnectMethod::kRdmaCm) {
     auto refuse = [](const char* option, uint32_t v, uint32_t def) {
       throw ConfigError(option, std::to_string(v),
@@ -86,6 +96,10 @@ void check_fabric_settings(const Workload& w, ibv_context* ctx, const PortInfo& 
       refuse("min-rnr-timer", w.min_rnr_timer, d.min_rnr_timer);
   }
   uint16_t pkey = 0;
+  // A port without a P_Key table (iWARP) answers no index; its QPs take index 0 and ignore it.
+  if (w.pkey_index == d.pkey_index &&
+      ibv_query_pkey(ctx, static_cast<uint8_t>(port.port), 0, &pkey) != 0)
+    return;
   if (ibv_query_pkey(ctx, static_cast<uint8_t>(port.port), static_cast<int>(w.pkey_index), &pkey) !=
           0 ||
       pkey == 0) {
@@ -111,7 +125,14 @@ CmSettings cm_settings(const Workload& w) {
                     .rnr_retry = static_cast<uint8_t>(w.rnr_retry)};
 }
 
-nlohmann::json applied_fabric_settings(ibv_qp* qp, const Workload& w, const ibv_ah_attr* ud_ah) {
+nlohmann::json applied_fabric_settings(ibv_qp* qp, const Workload& w, const ibv_ah_attr* ud_ah,
+                                       bool iwarp) {
+  if (iwarp)
+    return {{"transport", "iWARP"},
+            {"tos", w.tos},
+            {"note",
+             "the connection is TCP's: the TOS was given to rdma_cm; the InfiniBand "
+             "address vector, P_Key and RC timers do not apply"}};
   const QpType type = w.qp;
   ibv_qp_attr a{};
   ibv_qp_init_attr init{};

@@ -24,9 +24,9 @@ uint32_t choose_gid_index(const PortInfo& port, int gid_index, const std::string
 // Refuses settings the side cannot apply, each naming its option: a P_Key index outside the
 // port's table (or an empty entry), and with rdma_cm (which takes them from the route and the CM
 // exchange) a service level, flow label, hop limit, P_Key index or RNR timer other than the
-// default.
+// default; on iWARP (`iwarp`: TCP retransmits) also RC timers other than the default.
 void check_fabric_settings(const Workload& w, ibv_context* ctx, const PortInfo& port,
-                           ConnectMethod connect);
+                           ConnectMethod connect, bool iwarp);
 
 CmSettings cm_settings(const Workload& w);
 
@@ -35,6 +35,8 @@ CmSettings cm_settings(const Workload& w);
 // index and the RC timers; and `not_as_asked`, each setting of `w` the device holds another value
 // of (e.g. {"hop_limit": {"asked": 32, "applied": 64}}: on RoCE the kernel takes the hop limit
 // from the IP route; rdma_cm chooses the flow label).
-nlohmann::json applied_fabric_settings(ibv_qp* qp, const Workload& w, const ibv_ah_attr* ud_ah);
+// On iWARP only the TOS is the workload's (given to rdma_cm): {"transport": "iWARP", "note"}.
+nlohmann::json applied_fabric_settings(ibv_qp* qp, const Workload& w, const ibv_ah_attr* ud_ah,
+                                       bool iwarp);
 
 }  // namespace rdmabench

@@ -500,6 +500,29 @@ TEST_F(Engine, UdAccountingAddsUp) {
 
 // The result names the clock the client used; a clock_gettime fallback always says why (here
 // the emulated CPU may not report an invariant TSC; RDMABENCH_CLOCK=monotonic forces it).
+// The fabric settings on this transport (issue 20): RoCE's QPs hold them (Knobs.* checks each
+// one); on iWARP the TOS goes to rdma_cm, the result says the rest does not apply, and RC timers
+// other than the default are refused.
+TEST_F(Engine, FabricSettingsOnThisTransport) {
+  auto doc = expect_ok({"--op", "write", "-s", "4K", "-n", "100", "-T", "104"});
+  for (const char* side : {"client", "server"}) {
+    const nlohmann::json& f = doc["setup"][side]["qp_attr"]["fabric"];
+    if (iwarp()) {
+      EXPECT_EQ(f["transport"], "iWARP") << side << f;
+      EXPECT_EQ(f["tos"], 104) << side << f;
+    } else {
+      EXPECT_EQ(f["traffic_class"], 104) << side << f;
+      EXPECT_EQ(f["not_as_asked"], nlohmann::json::object()) << side << f;
+    }
+  }
+  EXPECT_EQ(doc["workload"]["tos"], 104);
+  if (!iwarp()) return;
+  RunOutput r = client({"--op", "write", "-u", "12"}, nullptr);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("invalid qp-timeout '12'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("TCP retransmits"), std::string::npos) << r.err;
+}
+
 TEST_F(Engine, ResultNamesTheClockAndAnyFallback) {
   auto check = [](const nlohmann::json& clock) {
     ASSERT_TRUE(clock.is_object()) << clock;
