@@ -25,23 +25,7 @@ for tool in ssh python3 pgrep timeout; do
     command -v "$tool" >/dev/null || fail "$tool not found"
 done
 
-ssh_test_workdir rb-sweep-pair
-export RDMABENCH_PAIR_DIR=$WORK/pair
-
-pair_qemus() { pgrep -f "rdmabench.state=$RDMABENCH_PAIR_DIR/host" || true; }
-cleanup() {
-    local rc=$?
-    close_control_masters
-    if [ -n "$(pair_qemus)" ]; then
-        timeout 120 "$SOFTROCE" pair down || true
-        for pid in $(pair_qemus); do kill -KILL "$pid" 2>/dev/null || true; done
-    fi
-    if [ "$rc" = 0 ]; then rm -rf "$WORK"; else echo "(work folder kept: $WORK)" >&2; fi
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+pair_workdir rb-sweep-pair
 
 step "pair up ($RDMABENCH_PAIR_DIR)"
 CFG=$(timeout 900 "$SOFTROCE" pair up) || fail "testbed/softroce pair up failed (is another pair running on this machine?)"

@@ -36,3 +36,25 @@ close_control_masters() {
         [ -S "$s" ] && timeout 10 ssh -o ControlPath="$s" -O exit dummy >/dev/null 2>&1
     done
 }
+# pair_workdir PREFIX: ssh_test_workdir PREFIX and a testbed pair of the test's own in WORK/pair
+# (RDMABENCH_PAIR_DIR; "$SOFTROCE" pair up/down), taken down on any exit; the work folder is
+# removed when the test passed and kept (and named) when it failed.
+pair_workdir() {
+    ssh_test_workdir "$1"
+    export RDMABENCH_PAIR_DIR=$WORK/pair
+    trap pair_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+# pair_qemus: the pids of the pair's qemu processes (their command lines name the state dir).
+pair_qemus() { pgrep -f "rdmabench.state=$RDMABENCH_PAIR_DIR/host" || true; }
+pair_cleanup() {
+    local rc=$? pid
+    close_control_masters
+    if [ -n "$(pair_qemus)" ]; then
+        timeout 120 "$SOFTROCE" pair down || true
+        for pid in $(pair_qemus); do kill -KILL "$pid" 2>/dev/null || true; done
+    fi
+    if [ "$rc" = 0 ]; then rm -rf "$WORK"; else echo "(work folder kept: $WORK)" >&2; fi
+    exit "$rc"
+}
