@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "cli/exit_status.h"
+#include "cli/perftest_compat.h"
 #include "cli/print.h"
 #include "cli/workload_cli.h"
 #include "harness/device.h"
@@ -53,7 +54,7 @@ double parse_start_at(const std::string& text, double timeout_s) {
 
 void add_local_options(CLI::App* app, rdmabench::LocalSettings& local,
                        std::optional<std::string>& port, std::optional<std::string>& gid) {
-  app->add_option("-d,--device", local.device, "RDMA device (default: the first one)");
+  app->add_option("-d,--device,--ib-dev", local.device, "RDMA device (default: the first one)");
   app->add_option("-i,--ib-port", port, "device port (default 1)");
   app->add_option("-x,--gid-index", gid,
                   "GID index, or a GID / IPv4 address of the port (default: the RoCE v2 GID of "
@@ -144,6 +145,8 @@ int main(int argc, char** argv) {
   client->add_option("--json", json_file, "write the result document to FILE (atomically)")
       ->check(kPathNotOption);
   client->add_flag("-J", json_stdout, "print the result document on stdout");
+  PerftestCompat perftest;
+  add_perftest_compat(client, perftest)->check(kPathNotOption);
   client->add_option("--token", copt.token, "shared secret (must match the server's)")
       ->envname("RDMABENCH_TOKEN");
   std::optional<std::string> start_at;
@@ -288,6 +291,9 @@ int main(int argc, char** argv) {
       std::signal(SIGINT, on_client_signal);
       std::signal(SIGTERM, on_client_signal);
       std::ostream& table = json_stdout ? std::cerr : std::cout;
+      for (const auto& note : perftest_compat_notes(perftest))
+        std::cerr << "rdmabench: note: " << note << "\n";
+      json_file = perftest_json_file(perftest, json_file);
       print_header(table, copt.workload);
       RunResult r =
           run_client(copt, [&](const SizeResult& s) { print_size(table, copt.workload, s); });

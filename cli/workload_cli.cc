@@ -20,7 +20,7 @@ void add_workload_options(CLI::App* app, WorkloadArgs& args) {
       app->add_flag("-a,--all", args.all_sizes, "all sizes 2 B .. 8 MiB in powers of two");
     if (f.key == "cq") app->add_flag("-e,--events", args.events, "same as --cq event");
     if (f.key == "connect")
-      app->add_flag("-R,--rdma-cm", args.rdma_cm, "connect the QPs with rdma_cm");
+      app->add_flag("-R,--rdma-cm,--rdma_cm", args.rdma_cm, "connect the QPs with rdma_cm");
   }
 }
 
