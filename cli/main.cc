@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/cli_docs.h"
 #include "cli/exit_status.h"
 #include "cli/perftest_compat.h"
 #include "cli/print.h"
@@ -54,11 +55,13 @@ double parse_start_at(const std::string& text, double timeout_s) {
 
 void add_local_options(CLI::App* app, rdmabench::LocalSettings& local,
                        std::optional<std::string>& port, std::optional<std::string>& gid) {
-  app->add_option("-d,--device,--ib-dev", local.device, "RDMA device (default: the first one)");
-  app->add_option("-i,--ib-port", port, "device port (default 1)");
+  app->add_option("-d,--device,--ib-dev", local.device, "RDMA device (default: the first one)")
+      ->type_name("DEV");
+  app->add_option("-i,--ib-port", port, "device port (default 1)")->type_name("PORT");
   app->add_option("-x,--gid-index", gid,
                   "GID index, or a GID / IPv4 address of the port (default: the RoCE v2 GID of "
-                  "the port's IPv4 address; see --gid-type)");
+                  "the port's IPv4 address; see --gid-type)")
+      ->type_name("GID");
 }
 
 void apply_local(rdmabench::LocalSettings& local, const std::optional<std::string>& port,
@@ -102,7 +105,8 @@ int main(int argc, char** argv) {
   add_local_options(server, sopt.local, s_ibport, s_gid);
   server->add_option("--bind", sopt.bind,
                      "address to listen on (default: the device's IPv4 address)");
-  server->add_option("-p,--port", s_port, "TCP port (default 18515; 0 = any free port)");
+  server->add_option("-p,--port", s_port, "TCP port (default 18515; 0 = any free port)")
+      ->type_name("PORT");
   bool s_once = false;
   std::optional<std::string> s_sessions;
   server->add_flag("--once", s_once, "serve one test and exit with its status (= --sessions 1)");
@@ -137,12 +141,13 @@ int main(int argc, char** argv) {
   auto* client = app.add_subcommand("client", "run a test against an rdmabench server");
   client->add_option("server", copt.server, "server address")->required();
   add_local_options(client, copt.local, c_ibport, c_gid);
-  client->add_option("-p,--port", c_port, "server TCP port (default 18515)");
+  client->add_option("-p,--port", c_port, "server TCP port (default 18515)")->type_name("PORT");
   add_workload_options(client, wa);
   std::optional<std::string> lat_precision;
   client->add_option("--latency-precision", lat_precision,
                      "latency histogram's largest relative error, 0.00001..0.1 (default 0.01)");
   client->add_option("--json", json_file, "write the result document to FILE (atomically)")
+      ->type_name("FILE")
       ->check(kPathNotOption);
   client->add_flag("-J", json_stdout, "print the result document on stdout");
   PerftestCompat perftest;
@@ -205,6 +210,17 @@ int main(int argc, char** argv) {
                       "gbps, mmsg, p50, p99, p99.9 (default gbps,mmsg,p50,p99)");
   compare->add_flag("--json", cmpopt.json, "print JSON instead of the table");
 
+  // help, completion, the manual page (built from this definition: cli/cli_docs.h)
+  std::string help_topic;
+  auto* help = app.add_subcommand("help", "this help, or a subcommand's: rdmabench help client");
+  help->add_option("subcommand", help_topic, "a subcommand");
+  std::string completion_shell;
+  auto* completion = app.add_subcommand(
+      "completion", "print the bash completion script: rdmabench completion bash");
+  completion->add_option("shell", completion_shell, "bash")->required();
+  auto* man_page = app.add_subcommand("man-page", "print rdmabench(1) (roff)");
+  man_page->group("");  // for the build, which installs it
+
   // sweep
   SweepOptions swopt;
   auto* sweep = app.add_subcommand(
@@ -216,12 +232,73 @@ int main(int argc, char** argv) {
   sweep->add_flag("--dry-run", swopt.dry_run, "print the points and commands; touch no host");
   sweep->add_option("--jobs", swopt.jobs, "host pairs run in parallel (default 1)");
 
+  // A few examples per subcommand, above the exit statuses (--help, rdmabench help, the manual).
+  const auto examples = [&](CLI::App* sub, const std::string& text) {
+    sub->footer("Examples:\n" + text + "\n" + exit_status_help());
+  };
+  examples(server,
+           "  rdmabench server                      # on the device's IPv4 address, port 18515\n"
+           "  rdmabench server -d mlx5_0 --cpus 2,3 # this side's workers on CPUs 2 and 3\n");
+  examples(
+      client,
+      "  rdmabench client 10.0.0.1 --op write -s 64,4K,64K           # bandwidth\n"
+      "  rdmabench client 10.0.0.1 --op send --mode lat -s 8 -n 10000 # latency\n"
+      "  rdmabench client 10.0.0.1 --op read -a --json r.json        # every size, JSON\n"
+      "  rdmabench client 10.0.0.1 --tos 104 -u 16                   # traffic class, timeout\n");
+  examples(sweep,
+           "  rdmabench sweep configs/quick.json --out out/quick\n"
+           "  rdmabench sweep configs/fabric-pairwise.json --dry-run\n"
+           "  rdmabench sweep configs/quick.json --out out/quick --resume\n");
+  examples(plot,
+           "  rdmabench plot out/quick                # PNGs next to the results\n"
+           "  rdmabench plot a.json b.json -o figs --format svg\n");
+  examples(compare, "  rdmabench compare out/before out/after --threshold 5\n");
+
+  // An unknown flag before the subcommand would only get "A subcommand is required": name it.
+  if (argc > 1 && argv[1][0] == '-' && app.get_option_no_throw(argv[1]) == nullptr) {
+    std::cerr << "rdmabench: unknown option '" << argv[1]
+              << "' (before a subcommand: -h/--help, -V/--version; rdmabench help lists the "
+                 "subcommands)"
+              << std::endl;
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version exit 0; a bad command line is bad input: 2, like every other.
-    const int status = app.exit(e);
-    return status == 0 ? 0 : 2;
+    // --help and --version exit 0; a bad command line is bad input: 2, like every other, said
+    // in rdmabench's words.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "rdmabench: " << e.what() << "\n(rdmabench help [SUBCOMMAND] lists the options)"
+              << std::endl;
+    return 2;
+  }
+  if (*help) {
+    const auto formatter = app.get_formatter();
+    if (help_topic.empty()) {
+      std::cout << formatter->make_help(&app, "rdmabench", CLI::AppFormatMode::Normal);
+      return 0;
+    }
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->get_name() == help_topic && !sub->get_group().empty()) {
+        std::cout << formatter->make_help(sub, "rdmabench " + help_topic,
+                                          CLI::AppFormatMode::Normal);
+        return 0;
+      }
+    std::cerr << "rdmabench: invalid help topic '" << help_topic
+              << "': a subcommand (rdmabench help lists them)" << std::endl;
+    return 2;
+  }
+  if (*completion) {
+    if (completion_shell != "bash") {
+      std::cerr << "rdmabench: invalid shell '" << completion_shell << "': bash" << std::endl;
+      return 2;
+    }
+    write_bash_completion(std::cout, app);
+    return 0;
+  }
+  if (*man_page) {
+    write_man_page(std::cout, app, std::string("rdmabench ") + kVersion);
+    return 0;
   }
 
   try {

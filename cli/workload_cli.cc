@@ -3,6 +3,27 @@
 #include "workloads/workload_fields.h"
 
 namespace rdmabench {
+namespace {
+
+// What --help and the manual show for a field's value.
+std::string value_name(const WorkloadField& f) {
+  switch (f.kind) {
+    case FieldKind::kSizes:
+      return "SIZES";
+    case FieldKind::kCpus:
+      return "CPUS";
+    case FieldKind::kEnum:
+      return "NAME";
+    case FieldKind::kDouble:
+      return f.unit == "seconds" ? "SEC" : f.unit == "microseconds" ? "USEC" : "X";
+    case FieldKind::kUint:
+      return f.byte_suffix ? "BYTES" : "N";
+    default:
+      return "N";
+  }
+}
+
+}  // namespace
 
 void add_workload_options(CLI::App* app, WorkloadArgs& args) {
   for (const WorkloadField& f : workload_fields()) {
@@ -14,7 +35,8 @@ void add_workload_options(CLI::App* app, WorkloadArgs& args) {
           names, [&args, key] { args.text[key] = "true"; }, help);
     } else {
       app->add_option_function<std::string>(
-          names, [&args, key](const std::string& v) { args.text[key] = v; }, help);
+             names, [&args, key](const std::string& v) { args.text[key] = v; }, help)
+          ->type_name(value_name(f));
     }
     if (f.key == "sizes")
       app->add_flag("-a,--all", args.all_sizes, "all sizes 2 B .. 8 MiB in powers of two");

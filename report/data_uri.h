@@ -1,5 +1,6 @@
 #pragma once
-// data: URIs for the images embedded in `rdmabench report` (base64 by OpenSSL's libcrypto).
+// data: URIs for the images embedded in `rdmabench report` (RFC 4648 base64).
+#include <cstdint>
 #include <string>
 #include <string_view>
 

@@ -297,7 +297,12 @@ TEST(DataUri, Base64RoundTripsAndMatchesRfc4648) {
   EXPECT_EQ(base64_encode(""), "");
   EXPECT_EQ(base64_encode("f"), "Zg==");
   EXPECT_EQ(base64_encode("fo"), "Zm8=");
+  EXPECT_EQ(base64_encode("foo"), "Zm9v");
+  EXPECT_EQ(base64_encode("foob"), "Zm9vYg==");
+  EXPECT_EQ(base64_encode("fooba"), "Zm9vYmE=");
   EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(base64_decode("Zm9vYmE="), "fooba");
+  EXPECT_EQ(base64_encode(std::string_view("\xff\xfe\x00", 3)), "//4A");
   EXPECT_EQ(base64_decode("Zg=="), "f");
   EXPECT_EQ(base64_decode("Zm8="), "fo");
   std::string bytes;
@@ -305,6 +310,9 @@ TEST(DataUri, Base64RoundTripsAndMatchesRfc4648) {
   EXPECT_EQ(base64_decode(base64_encode(bytes)), bytes);
   EXPECT_THROW(base64_decode("abc"), Error);
   EXPECT_THROW(base64_decode("ab!="), Error);
+  EXPECT_THROW(base64_decode("Zg=a"), Error);      // padding, then data
+  EXPECT_THROW(base64_decode("Z==="), Error);      // too much padding
+  EXPECT_THROW(base64_decode("Zg==Zm8="), Error);  // padding before the end
   EXPECT_EQ(data_uri("image/png", "fo"), "data:image/png;base64,Zm8=");
 }
 
