@@ -16,10 +16,11 @@ trap 'rm -rf "$T"' EXIT
 DESTDIR=$T/stage cmake --install "$build" --prefix /opt/rb --strip >"$T/install.log" 2>&1 ||
     { cat "$T/install.log" >&2; fail "cmake --install failed"; }
 P=$T/stage/opt/rb
-for f in bin/rdmabench share/man/man1/rdmabench.1 share/bash-completion/completions/rdmabench \
+for f in bin/rdmabench share/man/man1/rdmabench.1.gz share/bash-completion/completions/rdmabench \
     share/rdmabench/configs/quick.json share/rdmabench/configs/traffic-classes.json \
     share/rdmabench/testbed/softroce share/rdmabench/testbed/lib.sh share/doc/rdmabench/README.md \
-    share/doc/rdmabench/SCHEMA.md share/doc/rdmabench/campaigns.md; do
+    share/doc/rdmabench/SCHEMA.md share/doc/rdmabench/campaigns.md \
+    share/doc/rdmabench/copyright share/doc/rdmabench/changelog.gz; do
     [ -e "$P/$f" ] || fail "not installed: $f"
 done
 [ -x "$P/bin/rdmabench" ] && [ -x "$P/share/rdmabench/testbed/softroce" ] || fail "not executable"
@@ -32,7 +33,7 @@ P=$T/moved
 if grep -aqF "$(cd "$build" && pwd)" "$P/bin/rdmabench"; then fail "the binary names the build tree"; fi
 # The manual page: man finds it under the prefix, and every client option of --help is in it.
 man -w -M "$P/share/man" rdmabench >/dev/null 2>&1 || fail "man -w does not find rdmabench(1)"
-page=$(MANWIDTH=200 man -l "$P/share/man/man1/rdmabench.1" 2>/dev/null) || fail "man cannot format rdmabench(1)"
+page=$(MANWIDTH=200 man -l "$P/share/man/man1/rdmabench.1.gz" 2>/dev/null) || fail "man cannot format rdmabench(1)"
 for opt in $("$P/bin/rdmabench" client --help | grep -o -- '--[a-z][a-z_-]*' | sort -u); do
     grep -qF -- "$opt" <<<"$page" || fail "rdmabench(1) lacks the client's $opt"
 done
