@@ -232,6 +232,40 @@ int main(int argc, char** argv) {
   sweep->add_flag("--dry-run", swopt.dry_run, "print the points and commands; touch no host");
   sweep->add_option("--jobs", swopt.jobs, "host pairs run in parallel (default 1)");
 
+  // Value names for the options declared above as plain text (CLI11 would say TEXT).
+  const std::pair<const char*, const char*> kValueNames[] = {{"--bind", "ADDR"},
+                                                             {"--sessions", "N"},
+                                                             {"--token", "SECRET"},
+                                                             {"--handshake-timeout", "SEC"},
+                                                             {"--max-pending", "N"},
+                                                             {"--max-pending-per-source", "N"},
+                                                             {"--max-sessions", "N"},
+                                                             {"--cpus", "CPUS"},
+                                                             {"--numa", "NODE"},
+                                                             {"server", "HOST"},
+                                                             {"--latency-precision", "X"},
+                                                             {"--start-at", "UNIX_TIME"},
+                                                             {"--out_json_file", "FILE"},
+                                                             {"inputs", "PATH"},
+                                                             {"--out", "PATH"},
+                                                             {"--format", "FORMAT"},
+                                                             {"--group-by", "FIELD"},
+                                                             {"--point", "SIZE"},
+                                                             {"A", "PATH"},
+                                                             {"B", "PATH"},
+                                                             {"--threshold", "PCT"},
+                                                             {"--noise-floor", "PCT"},
+                                                             {"--metric", "METRIC"},
+                                                             {"campaign", "FILE"},
+                                                             {"--jobs", "N"},
+                                                             {"shell", "SHELL"},
+                                                             {"subcommand", "SUBCOMMAND"}};
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (const auto& [name, value] : kValueNames)
+      if (CLI::Option* o = sub->get_option_no_throw(name);
+          o != nullptr && o->get_type_name().rfind("TEXT", 0) == 0)
+        o->type_name(value);
+
   // A few examples per subcommand, above the exit statuses (--help, rdmabench help, the manual).
   const auto examples = [&](CLI::App* sub, const std::string& text) {
     sub->footer("Examples:\n" + text + "\n" + exit_status_help());
@@ -253,6 +287,13 @@ int main(int argc, char** argv) {
            "  rdmabench plot out/quick                # PNGs next to the results\n"
            "  rdmabench plot a.json b.json -o figs --format svg\n");
   examples(compare, "  rdmabench compare out/before out/after --threshold 5\n");
+  examples(devices,
+           "  rdmabench devices          # each port's GIDs and the one auto picks\n"
+           "  rdmabench devices --json\n");
+  examples(exporter, "  rdmabench export --csv out/quick -o quick.csv\n");
+  examples(report,
+           "  rdmabench report out/quick             # out/quick/report.html\n"
+           "  rdmabench report out/a out/b -o both.html\n");
 
   // An unknown flag before the subcommand would only get "A subcommand is required": name it.
   if (argc > 1 && argv[1][0] == '-' && app.get_option_no_throw(argv[1]) == nullptr) {
