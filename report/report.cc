@@ -102,7 +102,20 @@ std::string run_report(const ReportOptions& opt, std::ostream& notes) {
   } else {
     notes << "rdmabench: note: no successful measurement; the report has no figures\n";
   }
-  const std::string gnuplot = figures.empty() ? "" : find_gnuplot();
+  // Without gnuplot the page still has every table: the figures are left out, and it says why.
+  std::string gnuplot;
+  std::string figures_note;
+  if (!figures.empty()) {
+    try {
+      gnuplot = find_gnuplot();
+    } catch (const Error& e) {
+      figures_note = std::string(e.what()) +
+                     ": this page has the tables only (rdmabench plot "
+                     "draws the figures where gnuplot is installed)";
+      notes << "rdmabench: note: " << figures_note << "\n";
+      figures.clear();
+    }
+  }
 
   fs::path out = opt.out_file;
   if (out.empty()) {
@@ -122,7 +135,9 @@ std::string run_report(const ReportOptions& opt, std::ostream& notes) {
       embedded.push_back({figures[i].name, figure_title(figures[i].name),
                           data_uri(image_mime(opt.format), read_binary(images[i]))});
   }
-  const std::string html = render_report_html(build_report_model(inputs), embedded, utc_now());
+  ReportModel model = build_report_model(inputs);
+  model.figures_note = figures_note;
+  const std::string html = render_report_html(model, embedded, utc_now());
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
   write_file_atomic(out.string(), html);
   return out.string();

@@ -83,7 +83,11 @@ void summary(std::string& h, const ReportModel& m) {
   h += "</table></section>\n";
 }
 
-void figures_section(std::string& h, const std::vector<EmbeddedFigure>& figures) {
+void figures_section(std::string& h, const std::vector<EmbeddedFigure>& figures,
+                     const std::string& note) {
+  if (figures.empty() && !note.empty())
+    h += "<section id=\"figures\"><h2>Figures</h2>\n<p class=\"note\">" + esc(note) +
+         "</p></section>\n";
   if (figures.empty()) return;
   h += "<section id=\"figures\"><h2>Figures</h2>\n<p class=\"settings\">Median of the repetitions, "
        "error bars from the smallest to the largest (<code>rdmabench plot</code>).</p>\n"
@@ -295,7 +299,7 @@ std::string render_report_html(const ReportModel& m, const std::vector<EmbeddedF
        esc(title) + "</title>\n<style>" + kStyle + "</style></head>\n<body>\n<h1>" + esc(title) +
        "</h1>\n";
   summary(h, m);
-  figures_section(h, figures);
+  figures_section(h, figures, m.figures_note);
   results_section(h, m);
   failures_section(h, m);
   cliffs_section(h, m);

@@ -89,6 +89,8 @@ struct ReportModel {
   // A fabric campaign's round records and verdicts (fabric_model.h); empty otherwise.
   std::vector<RoundRow> rounds;
   std::optional<FabricVerdicts> verdicts;
+  // Why the page has no figures although there are measurements (gnuplot missing); "" otherwise.
+  std::string figures_note;
 };
 
 ReportModel build_report_model(const std::vector<ReportInput>& inputs);

@@ -43,8 +43,9 @@ check "report foreign file" 2 "$BIN" report "$FIX/results/foreign/devices.json"
 check "report --out a folder" 2 "$BIN" report "$FIX/results/bw" --out "$T"
 expect_grep "report --out a folder says so" "it is a folder" "$T/err"
 check "report pdf" 2 "$BIN" report "$FIX/results/bw" --out "$T/x.html" --format pdf
-check "report without gnuplot" 1 env PATH=/nonexistent "$BIN" report "$FIX/results/bw" --out "$T/y.html"
+check "report without gnuplot (the tables)" 0 env PATH=/nonexistent "$BIN" report "$FIX/results/bw" --out "$T/y.html"
 expect_grep "report without gnuplot says so" "gnuplot not found in PATH" "$T/err"
+expect_grep "report without gnuplot says so on the page" "this page has the tables only" "$T/y.html"
 
 # compare: same set, planted regression, swapped, JSON, bad input
 python3 - "$FIX/results/repeat" "$T/slow" <<'PY'
