@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "workloads/workload.h"
+
 namespace rdmabench {
 namespace {
 
@@ -57,13 +59,15 @@ std::string workload_label(const WorkloadId& id, const std::vector<std::string>&
 }
 
 std::string workload_settings(const WorkloadId& id) {
+  static const nlohmann::json kDefaults = Workload{};
   std::string s;
   for (const auto& [k, v] : id.fields.items()) {
     if (is_headline(k) || k == "host_pair") continue;
+    if (auto d = kDefaults.find(k); d != kDefaults.end() && *d == v) continue;
     if (!s.empty()) s += ", ";
     s += k + "=" + value_text(v);
   }
-  return s;
+  return s.empty() ? "every other setting at its default" : s;
 }
 
 }  // namespace rdmabench

@@ -25,7 +25,8 @@ std::vector<std::string> differing_fields(const std::vector<const WorkloadId*>& 
 // "send uc bw, threads=2, host_pair=h1-h2".
 std::string workload_label(const WorkloadId& id, const std::vector<std::string>& extra);
 
-// Every field but op, qp, mode and host_pair as "field=value", comma-separated.
+// Every field but op, qp, mode and host_pair whose value is not the default (Workload{}) as
+// "field=value", comma-separated; "every other setting at its default" when there is none.
 std::string workload_settings(const WorkloadId& id);
 
 }  // namespace rdmabench
