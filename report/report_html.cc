@@ -30,6 +30,7 @@ pre { background: #fbf3f3; border: 1px solid #e0b4b4; padding: .5em; white-space
 figure { margin: 0; } figure img { width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { color: #444; font-size: .9em; }
 .bad { color: #b00020; font-weight: bold; } .ok { color: #007a3d; font-weight: bold; }
+.few { color: #8a5a00; font-size: .8em; }
 .settings, .points { color: #444; font-size: .88em; margin: .2em 0; }
 footer { margin-top: 3em; color: #666; font-size: .85em; }
 )css";
@@ -98,11 +99,24 @@ void figures_section(std::string& h, const std::vector<EmbeddedFigure>& figures,
   h += "</div></section>\n";
 }
 
+// p99.9, marked when a run had too few samples for it to be more than its largest few.
+std::string p999_cell(const SizeRow& r) {
+  std::string c = cell(r.p999_us);
+  if (r.p999_us && r.fewest_samples != 0 && r.fewest_samples < kSamplesForP999)
+    c.insert(c.rfind("</td>"),
+             "<br><span class=\"few\" title=\"from " + std::to_string(r.fewest_samples) +
+                 " samples: p99.9 is then one of the largest few\">few samples (" +
+                 std::to_string(r.fewest_samples) + ")</span>");
+  return c;
+}
+
 void results_section(std::string& h, const ReportModel& m) {
   h += "<section id=\"results\"><h2>Results</h2>\n<p class=\"settings\">One table per workload; "
        "with repetitions each cell is the median with the smallest and largest value below it. "
        "Gb/s and Mmsg/s add both directions for bidirectional runs; CPU is the worker threads' "
-       "user + system time over the measured interval (100 % = one core).</p>\n";
+       "user + system time over the measured interval (100 % = one core). A p99.9 marked "
+       "<em>few samples</em> comes from a run of fewer than 1,000 round trips: it is then one of "
+       "that run's few largest samples, not a tail estimate.</p>\n";
   for (size_t i = 0; i < m.workloads.size(); ++i) {
     const WorkloadTable& t = m.workloads[i];
     h += "<section class=\"workload\" id=\"workload-" + std::to_string(i + 1) + "\"><h3>" +
@@ -123,7 +137,7 @@ void results_section(std::string& h, const ReportModel& m) {
     for (const auto& r : t.rows) {
       h += "<tr class=\"size-row\" data-size=\"" + std::to_string(r.size) + "\"><td>" +
            esc(format_size(r.size)) + "</td><td class=\"num\">" + std::to_string(r.runs) + "</td>" +
-           cell(r.gbps) + cell(r.mmsg) + cell(r.p50_us) + cell(r.p99_us) + cell(r.p999_us) +
+           cell(r.gbps) + cell(r.mmsg) + cell(r.p50_us) + cell(r.p99_us) + p999_cell(r) +
            cell(r.cpu_pct) + "<td>";
       for (const auto& e : r.errors) h += "<span class=\"bad\">" + esc(e) + "</span><br>";
       h += "</td></tr>\n";

@@ -287,6 +287,8 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
           p50.push_back(s->latency->summary.p50 / 1000);
           p99.push_back(s->latency->summary.p99 / 1000);
           p999.push_back(s->latency->summary.p999 / 1000);
+          const uint64_t n = s->latency->summary.count;
+          row.fewest_samples = row.fewest_samples == 0 ? n : std::min(row.fewest_samples, n);
         }
       }
       if (!gbps.empty()) {

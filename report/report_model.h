@@ -50,8 +50,12 @@ struct SizeRow {
   uint64_t size = 0;
   size_t runs = 0;  // documents in which this size succeeded
   std::optional<Spread> gbps, mmsg, p50_us, p99_us, p999_us, cpu_pct;
+  uint64_t fewest_samples = 0;      // latency samples of the run with the fewest (0: no latency)
   std::vector<std::string> errors;  // of the documents in which it failed
 };
+
+// Below this many samples a run's p99.9 is one of its few largest samples: the page says so.
+inline constexpr uint64_t kSamplesForP999 = 1000;
 
 struct WorkloadTable {
   std::string label;                // "write rc bw" (+ the fields that tell the workloads apart)

@@ -16,6 +16,8 @@
 #include "report/data_uri.h"
 #include "report/grouping.h"
 #include "report/html.h"
+#include "report/report_html.h"
+#include "report/report_model.h"
 #include "tests/unit/report_test_util.h"
 
 namespace rdmabench {
@@ -420,6 +422,31 @@ TEST(ReportErrors, EmptyFolderForeignJsonMissingPathAndFormat) {
   opt.format = "pdf";
   EXPECT_THROW(run_report(opt, notes), ConfigError);
   EXPECT_TRUE(fs::is_empty(out.path()));
+}
+
+TEST(Report, P999FromFewSamplesIsMarked) {
+  // The fixture's latency runs: below 1,000 round trips their p99.9 is marked with the count.
+  ReportInput in;
+  in.path = campaign_fixture();
+  in.runs = load_results({campaign_fixture()}, std::cerr);
+  const ReportModel m = build_report_model({in});
+  size_t few = 0, many = 0;
+  for (const auto& t : m.workloads)
+    for (const auto& r : t.rows) {
+      if (!r.p999_us) continue;
+      ASSERT_GT(r.fewest_samples, 0u);
+      (r.fewest_samples < kSamplesForP999 ? few : many) += 1;
+    }
+  ASSERT_GT(few, 0u) << "no latency row of fewer than 1,000 samples in the fixture";
+  const std::string html = render_report_html(m, {}, "2026-01-01T00:00:00Z");
+  const size_t marks = [&] {
+    size_t n = 0;
+    for (size_t at = html.find("class=\"few\""); at != std::string::npos;
+         at = html.find("class=\"few\"", at + 1))
+      ++n;
+    return n;
+  }();
+  EXPECT_EQ(marks, few);
 }
 
 TEST(ReportErrors, WithoutGnuplotThePageHasTheTablesAndSaysWhy) {
