@@ -31,6 +31,7 @@ figure { margin: 0; } figure img { width: 100%; height: auto; border: 1px solid 
 figcaption { color: #444; font-size: .9em; }
 .bad { color: #b00020; font-weight: bold; } .ok { color: #007a3d; font-weight: bold; }
 .few { color: #8a5a00; font-size: .8em; }
+.counters { font-size: .85em; color: #333; }
 .settings, .points { color: #444; font-size: .88em; margin: .2em 0; }
 footer { margin-top: 3em; color: #666; font-size: .85em; }
 )css";
@@ -99,6 +100,32 @@ void figures_section(std::string& h, const std::vector<EmbeddedFigure>& figures,
   h += "</div></section>\n";
 }
 
+// A share of the link in percent, "&mdash;" without the port's speed.
+std::string pct_cell(const std::optional<Spread>& s) {
+  if (!s) return "<td class=\"num\">&mdash;</td>";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", s->median);
+  return "<td class=\"num\">" + std::string(buf) + "</td>";
+}
+
+// The counters that moved during the workload's runs, retransmissions and errors marked.
+void counters_line(std::string& h, const WorkloadTable& t) {
+  if (t.counters.empty()) return;
+  h += "<p class=\"counters\">Counter deltas (median of the runs):";
+  std::string side;
+  for (const auto& c : t.counters) {
+    if (c.side != side) {
+      side = c.side;
+      h += " <b>" + esc(side) + "</b>";
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", c.median);
+    h += std::string(" <span") + (c.attention ? " class=\"bad\"" : "") + ">" + esc(c.name) + " " +
+         buf + "</span>";
+  }
+  h += "</p>\n";
+}
+
 // p99.9, marked when a run had too few samples for it to be more than its largest few.
 std::string p999_cell(const SizeRow& r) {
   std::string c = cell(r.p999_us);
@@ -114,7 +141,8 @@ void results_section(std::string& h, const ReportModel& m) {
   h += "<section id=\"results\"><h2>Results</h2>\n<p class=\"settings\">One table per workload; "
        "with repetitions each cell is the median with the smallest and largest value below it. "
        "Gb/s and Mmsg/s add both directions for bidirectional runs; CPU is the worker threads' "
-       "user + system time over the measured interval (100 % = one core). A p99.9 marked "
+       "user + system time over the measured interval (100 % = one core); <em>of link</em> is "
+       "Gb/s against the client port's speed (both directions: twice it). A p99.9 marked "
        "<em>few samples</em> comes from a run of fewer than 1,000 round trips: it is then one of "
        "that run's few largest samples, not a tail estimate.</p>\n";
   for (size_t i = 0; i < m.workloads.size(); ++i) {
@@ -130,19 +158,21 @@ void results_section(std::string& h, const ReportModel& m) {
                       : t.latency_kind == "round_trip"    ? " (round trip)"
                                                           : "";
     h += "</p>\n<table class=\"results\"><thead><tr><th>size</th><th>runs</th><th>Gb/s</th>"
-         "<th>Mmsg/s</th><th>p50 &micro;s" +
+         "<th>of link</th><th>Mmsg/s</th><th>p50 &micro;s" +
          lat +
          "</th><th>p99 &micro;s</th><th>p99.9 &micro;s</th>"
          "<th>CPU %</th><th>errors</th></tr></thead><tbody>\n";
     for (const auto& r : t.rows) {
       h += "<tr class=\"size-row\" data-size=\"" + std::to_string(r.size) + "\"><td>" +
            esc(format_size(r.size)) + "</td><td class=\"num\">" + std::to_string(r.runs) + "</td>" +
-           cell(r.gbps) + cell(r.mmsg) + cell(r.p50_us) + cell(r.p99_us) + p999_cell(r) +
-           cell(r.cpu_pct) + "<td>";
+           cell(r.gbps) + pct_cell(r.link_pct) + cell(r.mmsg) + cell(r.p50_us) + cell(r.p99_us) +
+           p999_cell(r) + cell(r.cpu_pct) + "<td>";
       for (const auto& e : r.errors) h += "<span class=\"bad\">" + esc(e) + "</span><br>";
       h += "</td></tr>\n";
     }
-    h += "</tbody></table></section>\n";
+    h += "</tbody></table>\n";
+    counters_line(h, t);
+    h += "</section>\n";
   }
   h += "</section>\n";
 }

@@ -155,6 +155,34 @@ std::string raw_workload_label(const nlohmann::json& doc) {
   return s;
 }
 
+// The port's speed a document's device reports (0 when it does not).
+double port_speed_gbps(const nlohmann::json& device) {
+  const auto it = device.is_object() ? device.find("speed_gbps") : device.end();
+  return device.is_object() && it != device.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+bool needs_attention(const std::string& name) {
+  for (const char* w : {"err", "retry", "seq", "dup", "drop", "discard"})
+    if (name.find(w) != std::string::npos) return true;
+  return false;
+}
+
+std::vector<WorkloadTable::Counter> counter_rows(const std::vector<const ResultFile*>& runs) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> values;
+  for (const auto* f : runs)
+    for (const auto& [side, list] : f->run.counters.items())
+      if (list.is_object())
+        for (const auto& [name, v] : list.items())
+          if (v.is_number()) values[{side, name}].push_back(v.get<double>());
+  std::vector<WorkloadTable::Counter> out;
+  for (auto& [key, v] : values) {
+    if (std::all_of(v.begin(), v.end(), [](double x) { return x == 0; })) continue;
+    const double med = spread_of(v).median;
+    out.push_back({key.first, key.second, med, needs_attention(key.second)});
+  }
+  return out;
+}
+
 }  // namespace
 
 ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
@@ -267,10 +295,11 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
       t.points.push_back(point_name(*f));
       for (const auto& s : f->run.results) sizes[s.size].push_back({f, &s});
     }
+    t.counters = counter_rows(by_key.at(key));
     for (const auto& [size, list] : sizes) {
       SizeRow row;
       row.size = size;
-      std::vector<double> gbps, mmsg, p50, p99, p999, cpu;
+      std::vector<double> gbps, mmsg, p50, p99, p999, cpu, link;
       for (const auto& [f, s] : list) {
         if (!s->error.empty()) {
           row.errors.push_back(point_name(*f) + ": " + s->error);
@@ -280,6 +309,8 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
         }
         ++row.runs;
         gbps.push_back(s->gbps + (s->reverse ? s->reverse->gbps : 0));
+        if (const double speed = port_speed_gbps(f->run.client_device); speed > 0)
+          link.push_back(100 * gbps.back() / (s->reverse ? 2 * speed : speed));
         mmsg.push_back(s->mmsg_per_s + (s->reverse ? s->reverse->mmsg_per_s : 0));
         cpu.push_back(s->cpu.utilization * 100);
         if (s->latency) {
@@ -291,6 +322,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
           row.fewest_samples = row.fewest_samples == 0 ? n : std::min(row.fewest_samples, n);
         }
       }
+      if (!link.empty()) row.link_pct = spread_of(link);
       if (!gbps.empty()) {
         row.gbps = spread_of(gbps);
         row.mmsg = spread_of(mmsg);

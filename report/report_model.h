@@ -51,6 +51,7 @@ struct SizeRow {
   size_t runs = 0;  // documents in which this size succeeded
   std::optional<Spread> gbps, mmsg, p50_us, p99_us, p999_us, cpu_pct;
   uint64_t fewest_samples = 0;      // latency samples of the run with the fewest (0: no latency)
+  std::optional<Spread> link_pct;   // Gb/s as a share of the client port's speed (both ways: 2x)
   std::vector<std::string> errors;  // of the documents in which it failed
 };
 
@@ -63,6 +64,15 @@ struct WorkloadTable {
   std::string latency_kind;         // "half_round_trip" / "round_trip" / ""
   std::vector<std::string> points;  // point ids (or file paths without a sweep)
   std::vector<SizeRow> rows;
+  // The port and hw counter deltas of the runs (result "counters"): per side, each counter that
+  // moved in some run, with its median over the runs; `attention` for retransmission and error
+  // counters (a name with err, retry, seq, dup, drop or discard) that moved.
+  struct Counter {
+    std::string side, name;
+    double median = 0;
+    bool attention = false;
+  };
+  std::vector<Counter> counters;
 };
 
 struct FailedPoint {

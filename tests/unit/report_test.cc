@@ -449,6 +449,34 @@ TEST(Report, P999FromFewSamplesIsMarked) {
   EXPECT_EQ(marks, few);
 }
 
+TEST(Report, CounterDeltasAndTheShareOfTheLink) {
+  ReportInput in;
+  in.path = results_fixture("bw");
+  in.runs = load_results({results_fixture("bw")}, std::cerr);
+  ASSERT_FALSE(in.runs.empty());
+  for (auto& f : in.runs) {
+    f.run.counters = {{"client", {{"hw_counters/sent_pkts", 100}, {"hw_counters/lifespan", 0}}},
+                      {"server", {{"hw_counters/completer_retry_err", 3}}}};
+    f.run.client_device["speed_gbps"] = 10.0;
+  }
+  const ReportModel m = build_report_model({in});
+  ASSERT_FALSE(m.workloads.empty());
+  const WorkloadTable& t = m.workloads.front();
+  ASSERT_EQ(t.counters.size(), 2u);  // the counter that did not move is left out
+  EXPECT_EQ(t.counters[0].name, "hw_counters/sent_pkts");
+  EXPECT_FALSE(t.counters[0].attention);
+  EXPECT_EQ(t.counters[1].side, "server");
+  EXPECT_TRUE(t.counters[1].attention);
+  for (const auto& r : t.rows) {
+    ASSERT_TRUE(r.gbps && r.link_pct);
+    EXPECT_NEAR(r.link_pct->median, r.gbps->median * 10, 1e-9);  // Gb/s / 10 Gb/s in percent
+  }
+  const std::string html = render_report_html(m, {}, "2026-01-01T00:00:00Z");
+  EXPECT_NE(html.find("<span class=\"bad\">hw_counters/completer_retry_err 3</span>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<th>of link</th>"), std::string::npos);
+}
+
 TEST(ReportErrors, WithoutGnuplotThePageHasTheTablesAndSaysWhy) {
   TempDir empty_bin, out;
   EnvGuard keep("PATH");
