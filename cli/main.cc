@@ -1,6 +1,7 @@
 // rdmabench command line: devices, server, client, sweep, plot, export, report, compare. Every
 // error is caught here and printed as one message; the exit status is 2 for bad input, 1 for a
 // failed run.
+#include <sched.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -382,6 +383,15 @@ int main(int argc, char** argv) {
         sopt.cpus =
             field_value_from_text(*find_workload_field("cpus"), *s_cpus).get<std::vector<int>>();
       if (s_numa) sopt.numa = parse_numa(*s_numa, "numa");
+      // The server's own CPUs, checked now rather than at its first session.
+      cpu_set_t allowed;
+      CPU_ZERO(&allowed);
+      if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int c : sopt.cpus)
+          if (c >= CPU_SETSIZE || !CPU_ISSET(c, &allowed))
+            throw ConfigError("cpus", std::to_string(c),
+                              "a CPU this process may run on (this host has " +
+                                  std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " online)");
       if (s_once) sopt.sessions = 1;
       if (s_sessions) sopt.sessions = parse_uint_option("sessions", *s_sessions, 1, 1024);
       std::signal(SIGINT, on_signal);

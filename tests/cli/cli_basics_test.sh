@@ -43,6 +43,7 @@ check client-retry-range 2 "invalid retry-count '8'" "$bin" client 192.0.2.1 --r
 check client-gid-type 2 "invalid gid-type 'ib'" "$bin" client 192.0.2.1 --gid-type ib
 check client-flow-label-alias 2 "invalid flow-label '1048576'" "$bin" client 192.0.2.1 --flow_label 1048576
 check client-pkey-alias 2 "invalid pkey-index '65536'" "$bin" client 192.0.2.1 --pkey_index 65536
+check server-cpus-absent 2 "invalid cpus '4000': a CPU this process may run on" "$bin" server --cpus 4000
 check export-out-option 2 "--out" "$bin" export --csv /nonexistent -o --x
 check help-exit-statuses 0 "5    the server is busy" "$bin" --help
 check server-once-and-sessions 2 "--once or --sessions, not both" "$bin" server --once --sessions 2
