@@ -1,7 +1,6 @@
 #include "cli/print.h"
 
 #include <cstdio>
-#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -15,16 +14,10 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// The value at `path` inside `j`, or nullptr.
-const nlohmann::json* json_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
-  const nlohmann::json* at = &j;
-  for (const char* key : path) {
-    if (!at->is_object()) return nullptr;
-    auto it = at->find(key);
-    if (it == at->end()) return nullptr;
-    at = &*it;
-  }
-  return at;
+// The value at the JSON pointer `pointer` ("/server/placement/cpus") inside `j`, or nullptr.
+const nlohmann::json* json_at(const nlohmann::json& j, const std::string& pointer) {
+  const nlohmann::json::json_pointer p(pointer);
+  return j.contains(p) ? &j.at(p) : nullptr;
 }
 
 const char* kRule =
@@ -116,7 +109,7 @@ void print_footer(std::ostream& os, const RunResult& r) {
        << " (as perftest), clock " << r.clock.source << "\n";
   // Fabric settings a device holds another value of than asked (setup.SIDE.qp_attr.fabric).
   for (const char* side : {"client", "server"}) {
-    const auto* diff = json_at(r.setup, {side, "qp_attr", "fabric", "not_as_asked"});
+    const auto* diff = json_at(r.setup, "/" + std::string(side) + "/qp_attr/fabric/not_as_asked");
     if (diff == nullptr || !diff->is_object() || diff->empty()) continue;
     os << " note: the " << side << "'s device applied";
     for (const auto& [key, v] : diff->items())
@@ -125,7 +118,7 @@ void print_footer(std::ostream& os, const RunResult& r) {
   }
   // Both ends on one host pinning a CPU in common: two busy-polling workers share it.
   if (r.client_host.hostname == r.server_host.hostname && !r.client_host.hostname.empty()) {
-    const auto* server_cpus = json_at(r.setup, {"server", "placement", "cpus"});
+    const auto* server_cpus = json_at(r.setup, "/server/placement/cpus");
     std::string shared;
     if (server_cpus != nullptr && server_cpus->is_array())
       for (int c : r.workload.cpus)
