@@ -15,9 +15,13 @@ inline constexpr int kExitRefused = 3;        // the server refused: token, work
 inline constexpr int kExitTimeout = 4;        // the peer or the completions stopped answering
 inline constexpr int kExitBusy = 5;           // the server serves all the sessions it may
 inline constexpr int kExitBadLink = 6;        // sweep: every point ran, a fabric link is bad
+inline constexpr int kExitBelowMinRate = 7;   // client --min-gbps: an interval ran below it
 inline constexpr int kExitInterrupted = 130;  // SIGINT (the shell's 128 + 2)
 
 int exit_status(RunResult::Failure f) noexcept;
+// client --min-gbps: "" when no interval of the run fell below `min_gbps` (the rule of
+// SizeResult::bw_min_gbps), else what fell below, for the message.
+std::string below_min_rate(const RunResult& r, double min_gbps);
 // The table as --help shows it.
 std::string exit_status_help();
 

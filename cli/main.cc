@@ -155,6 +155,10 @@ int main(int argc, char** argv) {
   add_perftest_compat(client, perftest)->check(kPathNotOption);
   client->add_option("--token", copt.token, "shared secret (must match the server's)")
       ->envname("RDMABENCH_TOKEN");
+  std::optional<std::string> min_gbps;
+  client->add_option("--min-gbps", min_gbps,
+                     "exit with status 7 when an interval's rate falls below X Gb/s (intervals "
+                     "of --interval, 1 s without it; the results are written whole)");
   std::optional<std::string> start_at;
   client->add_option("--start-at", start_at,
                      "Unix time (seconds, decimals allowed) at which the first size starts, once "
@@ -246,6 +250,7 @@ int main(int argc, char** argv) {
                                                              {"server", "HOST"},
                                                              {"--latency-precision", "X"},
                                                              {"--start-at", "UNIX_TIME"},
+                                                             {"--min-gbps", "X"},
                                                              {"--out_json_file", "FILE"},
                                                              {"inputs", "PATH"},
                                                              {"--out", "PATH"},
@@ -415,16 +420,31 @@ int main(int argc, char** argv) {
                             "a relative error from 0.00001 to 0.1");
         copt.histogram_error = v;
       }
+      std::optional<double> min_rate;
+      if (min_gbps) {
+        min_rate = parse_number_option("min-gbps", *min_gbps, 0.001, 1e6, "Gb/s");
+        if (copt.workload.interval_s == 0) copt.workload.interval_s = 1;
+      }
       std::signal(SIGPIPE, SIG_IGN);
-      std::signal(SIGINT, on_client_signal);
-      std::signal(SIGTERM, on_client_signal);
+      if (copt.workload.run_infinitely) {
+        // The signal ends the measurement; the run then ends as a timed one does (exit 0).
+        copt.stop = &g_stop;
+        std::signal(SIGINT, on_signal);
+        std::signal(SIGTERM, on_signal);
+      } else {
+        std::signal(SIGINT, on_client_signal);
+        std::signal(SIGTERM, on_client_signal);
+      }
       std::ostream& table = json_stdout ? std::cerr : std::cout;
       for (const auto& note : perftest_compat_notes(perftest))
         std::cerr << "rdmabench: note: " << note << "\n";
       json_file = perftest_json_file(perftest, json_file);
       print_header(table, copt.workload);
-      RunResult r =
-          run_client(copt, [&](const SizeResult& s) { print_size(table, copt.workload, s); });
+      RunResult r = run_client(
+          copt, [&](const SizeResult& s) { print_size(table, copt.workload, s); },
+          [&](uint64_t size, const IntervalResult& iv) {
+            print_interval(table, copt.workload, size, iv);
+          });
       print_footer(table, r);
       nlohmann::json doc = r;
       if (!json_file.empty()) write_file_atomic(json_file, doc.dump(2) + "\n");
@@ -432,6 +452,13 @@ int main(int argc, char** argv) {
       if (!r.error.empty()) {
         std::cerr << "rdmabench: error: " << r.error << std::endl;
         return exit_status(r.failure);
+      }
+      if (min_rate) {
+        const std::string below = below_min_rate(r, *min_rate);
+        if (!below.empty()) {
+          std::cerr << "rdmabench: " << below << std::endl;
+          return kExitBelowMinRate;
+        }
       }
       return 0;
     }

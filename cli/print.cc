@@ -85,6 +85,9 @@ void print_size(std::ostream& os, const Workload& w, const SizeResult& r) {
                   r.cpu.utilization * 100);
     os << line;
     if (r.reverse) os << fmt("   reverse %.3f Gb/s", r.reverse->gbps);
+    if (r.bw_peak_gbps && r.bw_min_gbps)
+      os << fmt("   intervals: peak %.3f", *r.bw_peak_gbps)
+         << fmt(", lowest %.3f Gb/s", *r.bw_min_gbps);
     if (r.lost_messages > 0) os << "   lost " << r.lost_messages;
     os << "\n";
   } else if (r.latency) {
@@ -96,6 +99,17 @@ void print_size(std::ostream& os, const Workload& w, const SizeResult& r) {
                   s.p50 / 1e3, s.mean / 1e3, s.stdev / 1e3, s.p99 / 1e3, s.p999 / 1e3);
     os << line << "\n";
   }
+}
+
+void print_interval(std::ostream& os, const Workload& w, uint64_t size, const IntervalResult& iv) {
+  char line[256];
+  std::snprintf(line, sizeof line, " [%8.2f s +%5.2f s] %-10llu %10.3f Gb/s %12.6f Mmsg/s",
+                iv.offset_s, iv.seconds, static_cast<unsigned long long>(size), iv.gbps,
+                iv.mmsg_per_s);
+  os << line;
+  if (w.mode == Mode::kLat && iv.p50_ns && iv.p99_ns)
+    os << fmt("   p50 %.2f us", *iv.p50_ns / 1e3) << fmt("   p99 %.2f us", *iv.p99_ns / 1e3);
+  os << std::endl;  // seen as it happens, also through a pipe
 }
 
 void print_footer(std::ostream& os, const RunResult& r) {

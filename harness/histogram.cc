@@ -144,7 +144,7 @@ bool Histogram::record_n(uint64_t value, uint64_t count) noexcept {
   if (value > highest_trackable_) {
     return record_overflow(value, count);
   }
-  counts_[counts_index(value)] += count;
+  bump(counts_[counts_index(value)], count);
   keep(value, count);
   total_count_ += count;
   sum_ += static_cast<Uint128>(value) * count;
@@ -256,16 +256,17 @@ std::vector<uint64_t> Histogram::values_at_percentiles(std::span<const double> p
     } else if (!sorted.empty()) {
       out.push_back(sorted[rank - 1]);
     } else {
-      out.push_back(interpolated_at_rank(rank));
+      out.push_back(interpolated_at_rank(counts_, rank, min_, max_));
     }
   }
   return out;
 }
 
-uint64_t Histogram::interpolated_at_rank(uint64_t rank) const noexcept {
+uint64_t Histogram::interpolated_at_rank(std::span<const uint64_t> counts, uint64_t rank,
+                                         uint64_t lo, uint64_t hi) const noexcept {
   uint64_t before = 0;
-  for (size_t i = 0; i < counts_.size(); ++i) {
-    const uint64_t c = counts_[i];
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const uint64_t c = counts[i];
     if (before + c < rank) {
       before += c;
       continue;
@@ -276,9 +277,45 @@ uint64_t Histogram::interpolated_at_rank(uint64_t rank) const noexcept {
     const long double k = static_cast<long double>(rank - before) - 0.5L;
     const long double offset = k / static_cast<long double>(c) * static_cast<long double>(width);
     const uint64_t v = std::min(low + static_cast<uint64_t>(std::llround(offset)), bucket_high(i));
-    return std::clamp(v, min_, max_);
+    return std::clamp(v, lo, hi);
   }
-  return max_;  // the rank lies among the overflowed values
+  return hi;  // the rank lies among the overflowed values
+}
+
+void Histogram::snapshot_counts(std::vector<uint64_t>& out) const {
+  out.resize(counts_.size());
+  for (size_t i = 0; i < counts_.size(); ++i)
+    // atomic_ref<const T> is C++26; the load does not write.
+    out[i] = std::atomic_ref<uint64_t>(const_cast<uint64_t&>(counts_[i]))
+                 .load(std::memory_order_relaxed);
+}
+
+std::vector<uint64_t> Histogram::percentiles_of_counts(std::span<const uint64_t> counts,
+                                                       std::span<const double> ps) const {
+  if (counts.size() != counts_.size())
+    throw std::invalid_argument(
+        "Histogram::percentiles_of_counts: " + std::to_string(counts.size()) +
+        " counters, this layout has " + std::to_string(counts_.size()));
+  for (const double p : ps)
+    if (!(p >= 0.0 && p <= 100.0))
+      throw std::invalid_argument("Histogram::percentiles_of_counts: p must be in [0, 100], got " +
+                                  std::to_string(p));
+  uint64_t total = 0;
+  size_t first = counts.size();
+  size_t last = 0;
+  for (size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] != 0) {
+      total += counts[i];
+      first = std::min(first, i);
+      last = i;
+    }
+  std::vector<uint64_t> out(ps.size(), 0);
+  if (total == 0) return out;
+  const uint64_t lo = bucket_low(first);
+  const uint64_t hi = std::min(bucket_high(last), highest_trackable_);
+  for (size_t k = 0; k < ps.size(); ++k)
+    out[k] = interpolated_at_rank(counts, percentile_rank(ps[k], total), lo, hi);
+  return out;
 }
 
 std::vector<Histogram::Bucket> Histogram::nonzero_buckets() const {

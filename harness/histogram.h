@@ -22,10 +22,14 @@
 // kept, percentiles are the exact nearest-rank sample, as perftest reports them. Beyond that
 // they are interpolated within the bucket holding the rank (percentile_method()).
 //
-// Not thread-safe: one writer per histogram, merge() per-thread histograms afterwards.
+// Not thread-safe: one writer per histogram, merge() per-thread histograms afterwards. One
+// exception, for watching a histogram while it is written (per-interval percentiles): record()
+// and record_n() write each counter as a relaxed atomic, so snapshot_counts() may run on another
+// thread meanwhile and reads every counter whole.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -66,7 +70,7 @@ class Histogram {
     if (value > highest_trackable_) [[unlikely]] {
       return record_overflow(value, 1);
     }
-    ++counts_[counts_index(value)];
+    bump(counts_[counts_index(value)], 1);
     if (kept_ < samples_.size()) samples_[kept_++] = value;
     ++total_count_;
     sum_ += value;
@@ -123,6 +127,18 @@ class Histogram {
   }
   [[nodiscard]] size_t exact_capacity() const noexcept { return samples_.size(); }
 
+  // The counters as they are now, into `out` (resized to counter_count()); safe while another
+  // thread records (see the top of this file).
+  void snapshot_counts(std::vector<uint64_t>& out) const;
+  // Percentiles of the values counted in `counts`, counters in this histogram's layout (e.g. the
+  // difference of two snapshots: the values recorded in between): nearest rank, interpolated
+  // within the bucket holding it as value_at_percentile() does, clamped to the lowest and
+  // highest non-empty bucket. Overflowed values are not in the counters, so not in these. Zeros
+  // when `counts` holds nothing. Throws std::invalid_argument when `counts` has another length
+  // or a p is not in [0, 100].
+  [[nodiscard]] std::vector<uint64_t> percentiles_of_counts(std::span<const uint64_t> counts,
+                                                            std::span<const double> ps) const;
+
   // Non-empty buckets in increasing value order. Counts sum to count() - overflow_count().
   // `high` is clamped to highest_trackable().
   [[nodiscard]] std::vector<Bucket> nonzero_buckets() const;
@@ -166,6 +182,16 @@ class Histogram {
     return bucket_low(index) + ((uint64_t{1} << bucket) - 1);
   }
 
+  // counter += n as a relaxed atomic store (one writer), for snapshot_counts() readers.
+  static void bump(uint64_t& counter, uint64_t n) noexcept {
+    std::atomic_ref<uint64_t> c(counter);
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  // The value of `rank` (1-based) among the values counted in `counts` (this layout), clamped
+  // to [lo, hi]; `hi` when the rank lies beyond them (among overflowed values).
+  [[nodiscard]] uint64_t interpolated_at_rank(std::span<const uint64_t> counts, uint64_t rank,
+                                              uint64_t lo, uint64_t hi) const noexcept;
+
   // Adds value^2 to the 192-bit sum of squares (sum_sq_hi_ : sum_sq_lo_).
   void add_square(uint64_t value) noexcept {
     const Uint128 square = static_cast<Uint128>(value) * value;
@@ -175,7 +201,6 @@ class Histogram {
   void add_square_n(uint64_t value, uint64_t n) noexcept;
   bool record_overflow(uint64_t value, uint64_t n) noexcept;
   void keep(uint64_t value, uint64_t n) noexcept;
-  [[nodiscard]] uint64_t interpolated_at_rank(uint64_t rank) const noexcept;
 
   uint64_t highest_trackable_;
   double max_relative_error_;

@@ -203,6 +203,8 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
   progress.last_progress = now;
   progress.last_recv_progress = now;
   bool finished_seen = false;
+  // The measured operations so far, shown to the control thread (WorkerProgress).
+  std::atomic<uint64_t>& shown = w.control->progress[w.index].ops;
 
   for (;;) {
     // Post as much as the send queues allow.
@@ -252,9 +254,12 @@ PhaseStats run_bw_phase(WorkerContext& w, const BwPhase& ph) {
     }
 
     const int n = detail::poll_bw<kOp, V, kCredits>(w, ph, wcs, !time_up, progress, now);
+    shown.store(progress.window_ops, std::memory_order_relaxed);  // for the control thread
 
-    // Deadline (duration mode): stop posting; flush unsignaled work with one signaled op each.
-    if (!time_up && ph.deadline != 0 && now >= ph.deadline) {
+    // Deadline (duration mode, or told to stop): stop posting; flush unsignaled work with one
+    // signaled op each.
+    if (!time_up && ph.deadline != 0 &&
+        (now >= ph.deadline || w.control->stop.load(std::memory_order_relaxed))) {
       time_up = true;
       st.t_end = now;
       st.ops = progress.window_ops;

@@ -201,7 +201,8 @@ PhaseStats run_lat_ping(WorkerContext& w, LatPhase& ph) {
     next_start = t1 + w.gap_ticks;
     if (ph.hist != nullptr) ph.hist->record(t1 - t0);
     repost_owed<V>(w, q, ph.name);
-    if (ph.deadline != 0 && t1 >= ph.deadline) {
+    if (ph.deadline != 0 &&
+        (t1 >= ph.deadline || w.control->stop.load(std::memory_order_relaxed))) {
       ++i;
       break;
     }
@@ -264,7 +265,8 @@ PhaseStats run_lat_open(WorkerContext& w, LatPhase& ph) {
   for (uint32_t spin = 0;; ++spin) {
     uint64_t now = clock.now();
     if (sending && now >= due) {
-      if (ph.deadline != 0 && now >= ph.deadline) {
+      if (ph.deadline != 0 &&
+          (now >= ph.deadline || w.control->stop.load(std::memory_order_relaxed))) {
         sending = false;
       } else if (q.posted - q.completed < w.tx_depth) {
         const uint64_t lag = now - due;

@@ -129,6 +129,27 @@ void to_json(nlohmann::json& j, const SizeResult& r) {
     j["window"] = {{"start_unix_s", r.window->start_unix_s}, {"end_unix_s", r.window->end_unix_s}};
   else
     j["window"] = nullptr;
+  if (r.interval_s > 0) {  // --interval only: absent otherwise
+    j["interval_s"] = r.interval_s;
+    nlohmann::json list = nlohmann::json::array();
+    for (const IntervalResult& iv : r.intervals) list.push_back(iv);
+    j["intervals"] = std::move(list);
+    j["intervals_total"] = r.intervals_total;
+    j["bw_peak_gbps"] = r.bw_peak_gbps ? nlohmann::json(*r.bw_peak_gbps) : nlohmann::json();
+    j["bw_min_gbps"] = r.bw_min_gbps ? nlohmann::json(*r.bw_min_gbps) : nlohmann::json();
+  }
+}
+
+void to_json(nlohmann::json& j, const IntervalResult& iv) {
+  j = {{"start_unix_s", iv.start_unix_s},
+       {"offset_s", iv.offset_s},
+       {"seconds", iv.seconds},
+       {"ops", iv.ops},
+       {"bytes", iv.bytes},
+       {"gbps", iv.gbps},
+       {"mmsg_per_s", iv.mmsg_per_s}};
+  if (iv.p50_ns) j["p50_ns"] = *iv.p50_ns;
+  if (iv.p99_ns) j["p99_ns"] = *iv.p99_ns;
 }
 
 SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path) {
@@ -199,6 +220,25 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
     if (j.contains("window") && !j.at("window").is_null())
       r.window = MeasurementWindow{num(j.at("window").at("start_unix_s")),
                                    num(j.at("window").at("end_unix_s"))};
+    if (j.contains("interval_s")) {  // --interval
+      r.interval_s = num(j.at("interval_s"));
+      for (const auto& v : j.at("intervals")) {
+        IntervalResult iv;
+        iv.start_unix_s = num(v.at("start_unix_s"));
+        iv.offset_s = num(v.at("offset_s"));
+        iv.seconds = num(v.at("seconds"));
+        iv.ops = json_uint(v.at("ops"));
+        iv.bytes = json_uint(v.at("bytes"));
+        iv.gbps = num(v.at("gbps"));
+        iv.mmsg_per_s = num(v.at("mmsg_per_s"));
+        if (v.contains("p50_ns")) iv.p50_ns = num(v.at("p50_ns"));
+        if (v.contains("p99_ns")) iv.p99_ns = num(v.at("p99_ns"));
+        r.intervals.push_back(iv);
+      }
+      r.intervals_total = json_uint(j.at("intervals_total"));
+      if (!j.at("bw_peak_gbps").is_null()) r.bw_peak_gbps = num(j.at("bw_peak_gbps"));
+      if (!j.at("bw_min_gbps").is_null()) r.bw_min_gbps = num(j.at("bw_min_gbps"));
+    }
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(path, "(result)", std::string("a valid size result: ") + e.what());

@@ -78,6 +78,22 @@ struct MeasurementWindow {
   double end_unix_s = 0;
 };
 
+// One interval of a size's measurement (--interval; README "Watching a link"): the client's
+// operations completed in it. The last one of a size ends with the measurement (usually short).
+struct IntervalResult {
+  double start_unix_s = 0;  // the client host's realtime clock, like MeasurementWindow
+  double offset_s = 0;      // from the start of the size's measurement
+  double seconds = 0;
+  uint64_t ops = 0;
+  uint64_t bytes = 0;
+  double gbps = 0;
+  double mmsg_per_s = 0;
+  // Latency mode: the interval's percentiles (same kind as the size's), interpolated within the
+  // histogram's buckets; absent when nothing completed in it.
+  std::optional<double> p50_ns;
+  std::optional<double> p99_ns;
+};
+
 struct SizeResult {
   uint64_t size = 0;
   uint64_t iterations = 0;  // measured operations per QP (count mode)
@@ -98,8 +114,16 @@ struct SizeResult {
   uint64_t recv_post_calls = 0;            // the server's receive re-post calls (warm-up included)
   std::optional<OpenLoopResult> open_loop;
   std::optional<MeasurementWindow> window;  // absent in documents written before it
-  bool verified = false;                    // --verify ran and passed
-  std::string error;                        // "" when the point succeeded
+  // --interval: the asked length (0: none), the most recent intervals (at most
+  // IntervalMeter::kMaxKept), how many there were, and the highest and lowest interval rate
+  // among the intervals at least half the asked length (all of them if none is).
+  double interval_s = 0;
+  std::vector<IntervalResult> intervals;
+  uint64_t intervals_total = 0;
+  std::optional<double> bw_peak_gbps;
+  std::optional<double> bw_min_gbps;
+  bool verified = false;  // --verify ran and passed
+  std::string error;      // "" when the point succeeded
 };
 
 struct ClockInfo {
@@ -139,6 +163,7 @@ struct RunResult {
 void to_json(nlohmann::json& j, const RunResult& r);
 RunResult run_result_from_json(const nlohmann::json& j);  // throws ConfigError naming the path
 void to_json(nlohmann::json& j, const SizeResult& r);
+void to_json(nlohmann::json& j, const IntervalResult& iv);
 SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path);
 
 // Writes `text` to `path` atomically (temporary file in the same directory + rename).

@@ -30,13 +30,18 @@ struct ClientOptions {
   // first size, its workers wait until then (a fabric round's synchronised start); how long it
   // waited, or how late it was, goes to the result's setup.start. nullopt: start at once.
   std::optional<double> start_at;
+  // --run-infinitely: a flag (set by the signal handler) that ends the measurement; the run then
+  // finishes as if its time were up. nullptr: none.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Runs the workload against a server. Never throws for a failure after the handshake started:
 // the error is in RunResult::error (and the failing size's error). Throws ConfigError for an
 // invalid workload, before anything is created.
-RunResult run_client(const ClientOptions& opt,
-                     const std::function<void(const SizeResult&)>& on_size);
+// `on_interval` (--interval): each interval of a size as it closes, with the size.
+RunResult run_client(
+    const ClientOptions& opt, const std::function<void(const SizeResult&)>& on_size,
+    const std::function<void(uint64_t, const IntervalResult&)>& on_interval = {});
 
 struct ServerOptions {
   LocalSettings local;

@@ -9,6 +9,7 @@
 #include "harness/oob_channel.h"
 #include "harness/utc_time.h"
 #include "harness/version.h"
+#include "workloads/interval_meter.h"
 #include "workloads/session.h"
 #include "workloads/session_messages.h"
 #include "workloads/size_runner.h"
@@ -25,16 +26,27 @@ milliseconds ms(double s) { return milliseconds(static_cast<int64_t>(s * 1000));
 
 class ClientSession {
  public:
-  ClientSession(const ClientOptions& opt, RunResult& result)
-      : opt_(opt), w_(opt.workload), result_(result), clock_(Clock::calibrate()) {}
+  ClientSession(const ClientOptions& opt, RunResult& result,
+                std::function<void(uint64_t, const IntervalResult&)> on_interval)
+      : opt_(opt),
+        w_(opt.workload),
+        result_(result),
+        clock_(Clock::calibrate()),
+        on_interval_(std::move(on_interval)) {}
 
   void run(const std::function<void(const SizeResult&)>& on_size);
   const std::string& phase() const noexcept { return phase_; }
 
  private:
   SizeResult run_size(size_t index, uint64_t size);
-  void wait_senders(WorkerControl& control, uint32_t workers);
+  void wait_senders(WorkerControl& control, uint32_t workers, IntervalMeter* meter);
   void wait_for_start_time();
+  // Latency: half the round trip (send/write ping-pong) or all of it (read, atomics; open loop:
+  // the response time from the intended send), and the ns per histogram unit that makes it.
+  bool half_round_trip() const noexcept { return !is_fetch(w_.op) && !w_.open_loop(); }
+  double latency_unit_ns() const noexcept {
+    return clock_.ns_per_tick() * (half_round_trip() ? 0.5 : 1.0);
+  }
 
   const ClientOptions& opt_;
   const Workload& w_;
@@ -42,6 +54,7 @@ class ClientSession {
   Clock clock_;
   OobChannel chan_;
   std::unique_ptr<Fabric> fab_;
+  std::function<void(uint64_t, const IntervalResult&)> on_interval_;
   std::string phase_ = "connection to the server";
 };
 
@@ -118,18 +131,24 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   }
 }
 
-void ClientSession::wait_senders(WorkerControl& control, uint32_t workers) {
+void ClientSession::wait_senders(WorkerControl& control, uint32_t workers, IntervalMeter* meter) {
   constexpr milliseconds kBeat(1000);
+  // --run-infinitely: how often to look at the stop flag a signal sets.
+  constexpr milliseconds kStopLook(200);
   // The first heartbeat at once: the server's wait for it began when it answered the start.
   auto last_beat = std::chrono::steady_clock::now() - kBeat;
   while (control.senders_done.load() < workers) {
-    // Sleeps until a worker is done (or fails), the server says something, or the next
-    // heartbeat is due: no timer wake-ups in between, as each would preempt a busy-polling
+    // Sleeps until a worker is done (or fails), the server says something, the next heartbeat
+    // or interval is due: no timer wake-ups in between, as each would preempt a busy-polling
     // worker on a machine whose cores are all taken.
-    const auto until_beat =
+    auto wait =
         std::chrono::ceil<milliseconds>(last_beat + kBeat - std::chrono::steady_clock::now());
-    const OobChannel::Ready ready = chan_.wait(until_beat, control.wake);
+    if (meter != nullptr) wait = std::min(wait, meter->until_due());
+    if (opt_.stop != nullptr) wait = std::min(wait, kStopLook);
+    const OobChannel::Ready ready = chan_.wait(wait, control.wake);
     if (ready.woken) control.wake.drain();
+    if (meter != nullptr) meter->tick();
+    if (opt_.stop != nullptr && opt_.stop->load()) control.stop.store(true);
     auto now = std::chrono::steady_clock::now();
     if (now - last_beat >= kBeat) {
       chan_.send(to_message(HeartbeatMsg{}));
@@ -162,8 +181,8 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   SizeResult r;
   r.size = size;
   fab_->prepare_size(size);
-  SizePlan plan{size, w_.duration_s > 0 ? 0 : w_.effective_warmup(),
-                w_.duration_s > 0 ? 0 : w_.effective_iterations(), true};
+  SizePlan plan{size, w_.timed() ? 0 : w_.effective_warmup(),
+                w_.timed() ? 0 : w_.effective_iterations(), true};
   std::vector<WorkerOutcome> out(T);
   // The histograms before the start: their kept samples (up to 8 MiB a thread, written now so
   // the measurement takes no page fault) cost up to a second on an emulated CPU, which must not
@@ -173,7 +192,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
       // Ticks up to one hour; the histogram's relative error is what the user asked for. Every
       // round trip is kept too, up to kExactSamplesPerThread, for exact percentiles.
       uint64_t hour_ticks = static_cast<uint64_t>(3600e9 / clock_.ns_per_tick());
-      const uint64_t expected = w_.duration_s > 0 ? kExactSamplesPerThread : plan.iterations;
+      const uint64_t expected = w_.timed() ? kExactSamplesPerThread : plan.iterations;
       o.hist = std::make_unique<Histogram>(hour_ticks, opt_.histogram_error,
                                            std::min<uint64_t>(expected, kExactSamplesPerThread));
     }
@@ -185,7 +204,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
 
   WorkerControl control(T);
   fab_->bind_control(&control, &clock_, w_.timeout_s);
-  if (w_.duration_s <= 0 && w_.bidir)
+  if (!w_.timed() && w_.bidir)
     for (auto& e : control.expected_recv)
       e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<std::thread> threads;
@@ -197,8 +216,19 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     for (auto& th : threads)
       if (th.joinable()) th.join();
   };
+  // --interval (and --min-gbps): the rate every interval, from what the workers show.
+  std::optional<IntervalMeter> meter;
+  if (w_.interval_s > 0) {
+    std::vector<const Histogram*> hists;
+    for (const auto& o : out)
+      if (o.hist) hists.push_back(o.hist.get());
+    meter.emplace(w_.interval_s, size, clock_, control, std::move(hists), latency_unit_ns(),
+                  [this, size](const IntervalResult& iv) {
+                    if (on_interval_) on_interval_(size, iv);
+                  });
+  }
   try {
-    wait_senders(control, T);
+    wait_senders(control, T, meter ? &*meter : nullptr);
     std::string err;
     for (auto& o : out)
       if (!o.error.empty() && err.empty()) err = o.error;
@@ -229,7 +259,6 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
       parse_size_reply(chan_.expect(SizeReplyMsg::kType, timeout + ms(1)), w_.verify, w_.bidir);
 
   // Aggregate.
-  const double ns_tick = clock_.ns_per_tick();
   uint64_t t0 = UINT64_MAX;
   uint64_t t1 = 0;
   double cpu_user = 0;
@@ -262,7 +291,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
                                  unix_now - clock_.to_ns(tick_now - t1) / 1e9};
   r.gbps = gbps(r.bytes, r.seconds);
   r.mmsg_per_s = mmsg_per_s(r.ops, r.seconds);
-  r.iterations = w_.duration_s > 0 ? r.ops / w_.total_qps() : plan.iterations;
+  r.iterations = w_.timed() ? r.ops / w_.total_qps() : plan.iterations;
   for (const auto& c : fab_->workers()) r.send_post_calls += c.post_calls;
   r.recv_post_calls = res.recv_post_calls;
   if (w_.open_loop()) {
@@ -283,12 +312,12 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     r.open_loop = ol;
   }
   r.cpu = {cpu_user, cpu_sys, r.seconds > 0 ? (cpu_user + cpu_sys) / r.seconds : 0};
+  if (meter) meter->finish(r.ops, t1, r);  // before the histograms are merged
   if (w_.mode == Mode::kLat) {
     Histogram& h = *out[0].hist;
     for (uint32_t t = 1; t < T; ++t) h.merge(*out[t].hist);
-    // Open loop: the response time from the intended send, not half a round trip.
-    const bool half = !is_fetch(w_.op) && !w_.open_loop();
-    const double unit = ns_tick * (half ? 0.5 : 1.0);
+    const bool half = half_round_trip();
+    const double unit = latency_unit_ns();
     LatencyResult lr;
     lr.kind = half ? "half_round_trip" : "round_trip";
     lr.summary = summarize(h, unit);
@@ -339,7 +368,8 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
 }  // namespace
 
 RunResult run_client(const ClientOptions& options,
-                     const std::function<void(const SizeResult&)>& on_size) {
+                     const std::function<void(const SizeResult&)>& on_size,
+                     const std::function<void(uint64_t, const IntervalResult&)>& on_interval) {
   validate(options.workload);
   // The server learns the connect method from the hello: resolve "auto" from our device now.
   ClientOptions opt = options;
@@ -353,7 +383,7 @@ RunResult run_client(const ClientOptions& options,
   result.client_host = local_host_info();
   result.workload = opt.workload;
   result.server_address = opt.server + ":" + std::to_string(opt.port);
-  ClientSession s(opt, result);
+  ClientSession s(opt, result, on_interval);
   try {
     s.run(on_size);
   } catch (const ConfigError& e) {

@@ -144,9 +144,9 @@ void ServerSession::run_size(const nlohmann::json& start) {
   fab_->prepare_size(size);
   WorkerControl control(T);
   fab_->bind_control(&control, &clock_, w_.timeout_s);
-  SizePlan plan{size, w_.duration_s > 0 ? 0 : w_.effective_warmup(),
-                w_.duration_s > 0 ? 0 : w_.effective_iterations(), false};
-  if (w_.duration_s <= 0)
+  SizePlan plan{size, w_.timed() ? 0 : w_.effective_warmup(),
+                w_.timed() ? 0 : w_.effective_iterations(), false};
+  if (!w_.timed())
     for (auto& e : control.expected_recv)
       e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<WorkerOutcome> out(T);

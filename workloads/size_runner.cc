@@ -39,7 +39,17 @@ template <Op kOp, QpType kQp, CqMode kCq>
 void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerOutcome& out) {
   const Clock& clk = *c.clock;
   auto ticks = [&](double s) { return static_cast<uint64_t>(s * 1e9 / clk.ns_per_tick()); };
-  const bool dur = w.duration_s > 0;
+  const bool dur = w.timed();
+  // The measurement's deadline: --run-infinitely has none (WorkerControl::stop ends it).
+  auto measure_until = [&] {
+    return w.run_infinitely ? kNoDeadline : clk.now() + ticks(w.duration_s);
+  };
+  // The measurement starts: tell the control thread (WorkerProgress).
+  auto publish_start = [&c] {
+    WorkerProgress& pr = c.control->progress[c.index];
+    pr.ops.store(0, std::memory_order_relaxed);
+    pr.start.store(c.clock->now(), std::memory_order_release);
+  };
   ThreadCpu cpu;
   // A bandwidth phase, within receive credits when the session has them (iWARP send).
   auto bw_phase = [&c](const BwPhase& ph) {
@@ -58,12 +68,9 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
       }
       c.control->phase.store("measurement");
       cpu.begin();
-      BwPhase meas{"measurement",
-                   true,
-                   dur ? UINT64_MAX : p.iterations,
-                   dur ? clk.now() + ticks(w.duration_s) : 0,
-                   true,
-                   0};
+      publish_start();
+      BwPhase meas{"measurement", true, dur ? UINT64_MAX : p.iterations, dur ? measure_until() : 0,
+                   true,          0};
       out.measured = bw_phase(meas);
       out.cpu = cpu.end(clk.to_ns(out.measured.t_end - out.measured.t_start) / 1e9);
       out.posted_total += out.measured.posted;
@@ -88,8 +95,9 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
     if (dur || p.warmup > 0) phase(warm);
     c.control->phase.store("measurement");
     cpu.begin();
-    LatPhase meas{"measurement", dur ? UINT64_MAX : p.iterations,
-                  dur ? clk.now() + ticks(w.duration_s) : 0, out.hist.get(), warm.marker};
+    publish_start();
+    LatPhase meas{"measurement", dur ? UINT64_MAX : p.iterations, dur ? measure_until() : 0,
+                  out.hist.get(), warm.marker};
     out.measured = phase(meas);
     out.cpu = cpu.end(clk.to_ns(out.measured.t_end - out.measured.t_start) / 1e9);
     out.posted_total = c.qps[0].posted;

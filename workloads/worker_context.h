@@ -40,9 +40,24 @@ struct QpSlot {
   CreditGroup* credits = nullptr;  // receive credits (iWARP send): this QP's group, else null
 };
 
+// The deadline of a timed phase that only WorkerControl::stop ends (--run-infinitely).
+inline constexpr uint64_t kNoDeadline = UINT64_MAX;
+
+// What a worker shows the control thread during the measurement, for its intervals
+// (interval_meter.h): written by the worker alone with relaxed stores (no lock, no system call;
+// one cache line of its own), read by the control thread.
+struct alignas(64) WorkerProgress {
+  // Operations completed in the measured window so far (bandwidth loops; latency loops show
+  // theirs in their histogram). Set to 0 before `start`.
+  std::atomic<uint64_t> ops{0};
+  // Clock ticks at the start of the measurement, 0 before it (stored with release after `ops`
+  // is reset, so a reader that sees it sees only the measurement's counts).
+  std::atomic<uint64_t> start{0};
+};
+
 // Signals from the control thread to the workers.
 struct WorkerControl {
-  explicit WorkerControl(size_t workers) : expected_recv(workers) {
+  explicit WorkerControl(size_t workers) : expected_recv(workers), progress(workers) {
     for (auto& e : expected_recv) e.store(UINT64_MAX);
   }
   std::atomic<bool> abort{false};           // stop now (error elsewhere, signal)
@@ -51,6 +66,9 @@ struct WorkerControl {
   std::atomic<uint32_t> workers_done{0};    // workers that returned (ok or error)
   std::atomic<const char*> phase{"start"};  // what the workers are doing (for error messages)
   std::vector<std::atomic<uint64_t>> expected_recv;  // per worker: messages to receive, once known
+  std::vector<WorkerProgress> progress;              // per worker
+  // End a timed phase now, as if its deadline had passed (--run-infinitely's SIGINT/SIGTERM).
+  std::atomic<bool> stop{false};
   // Workers notify it after changing senders_done / workers_done (or failing), so the control
   // thread sleeps on its socket and this instead of waking on a timer during the measurement.
   EventFd wake;

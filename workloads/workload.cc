@@ -227,6 +227,16 @@ void validate(const Workload& w) {
   if (w.iterations != 0 && w.duration_s > 0)
     throw ConfigError("iterations", std::to_string(w.iterations),
                       "give either iterations (-n) or duration (-D), not both");
+  if (w.run_infinitely) {
+    if (w.iterations != 0 || w.duration_s > 0)
+      throw ConfigError("run-infinitely", "true", "alone: it runs until stopped, without -n or -D");
+    if (w.sizes.size() != 1)
+      throw ConfigError("run-infinitely", "true",
+                        "one message size (" + std::to_string(w.sizes.size()) + " given)");
+    if (w.bidir)
+      throw ConfigError("run-infinitely", "true",
+                        "one direction (the server ends its own sending at a set time)");
+  }
   if (w.iterations > Workload::kMaxIterations)
     throw ConfigError("iterations", std::to_string(w.iterations), "at most 2^40");
   // Every numeric field within its range (workload_fields.cc), then the combinations.
@@ -237,7 +247,7 @@ void validate(const Workload& w) {
         "between 1 and the send queue depth (tx-depth " + std::to_string(w.tx_depth) + ")");
   // A latency phase reaps all of its send completions before the next one starts, so its last
   // send must be signaled: known with a fixed iteration count, not with a duration or a rate.
-  if (w.mode == Mode::kLat && w.signal_every > 1 && (w.duration_s > 0 || w.open_loop()))
+  if (w.mode == Mode::kLat && w.signal_every > 1 && (w.timed() || w.open_loop()))
     throw ConfigError(
         "signal-every", std::to_string(w.signal_every),
         "1 in latency mode with --duration or --rate (selective signaling there needs "
@@ -375,7 +385,7 @@ void to_json(nlohmann::json& j, const Workload& w) {
   j = nlohmann::json::object();
   for (const auto& f : workload_fields()) j[std::string(f.key)] = f.get(w);
   // The document records what ran: the defaults resolved.
-  j["iterations"] = w.duration_s > 0 ? 0 : w.effective_iterations();
+  j["iterations"] = w.timed() ? 0 : w.effective_iterations();
   j["warmup"] = w.effective_warmup();
   j["signal_every"] = w.effective_signal_every();
 }

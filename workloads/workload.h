@@ -63,6 +63,11 @@ struct Workload {
   double duration_s = 0;         // > 0: run for this long per size instead of a count
   uint64_t warmup = UINT64_MAX;  // warm-up iterations per QP; UINT64_MAX = default (10 %, >= 1)
   double warmup_s = 1.0;         // warm-up time in duration mode
+  // Watching a run (README "Watching a link"): > 0: the client reports the rate every
+  // interval_s seconds and the result keeps each interval; run_infinitely: the client measures
+  // its one size until SIGINT/SIGTERM (duration mode without an end).
+  double interval_s = 0;
+  bool run_infinitely = false;
   uint32_t tx_depth = 128;
   uint32_t rx_depth = 512;
   int32_t inline_size = -1;   // -1 = default (0 for bw; up to 220 for lat on send/write)
@@ -110,6 +115,8 @@ struct Workload {
   uint32_t effective_inline(uint32_t device_max_inline) const noexcept;
   uint32_t effective_signal_every() const noexcept;
   bool open_loop() const noexcept { return rate > 0; }
+  // Measured for a time (duration mode) rather than a count of iterations.
+  bool timed() const noexcept { return duration_s > 0 || run_infinitely; }
   uint32_t total_qps() const noexcept { return threads * qps_per_thread; }
   // Responder-side receive WRs needed per QP.
   bool responder_posts_recv() const noexcept { return uses_recv(op); }

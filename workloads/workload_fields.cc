@@ -135,6 +135,8 @@ json canonical_field_value(const std::string& key, const json& v, const std::str
     for (const auto& k : workload_field_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
     throw ConfigError(path, v.dump(), "unknown workload field; known fields: " + allowed);
   }
+  if (source == FieldSource::kCampaign && !f->not_in_campaigns.empty())
+    throw ConfigError(path, brief_json(v), std::string(f->not_in_campaigns));
   switch (f->kind) {
     case K::kEnum: {
       if (!v.is_string()) throw ConfigError(path, brief_json(v), "a string");

@@ -52,6 +52,8 @@ struct WorkloadField {
   bool series = false;
   double (*order)(const Workload&) = nullptr;
   std::string_view series_text = {};
+  // Non-empty: a campaign refuses the field, for this reason (a client-only field).
+  std::string_view not_in_campaigns = {};
 };
 
 // Every field, in the order options are written (client command lines, descriptions).
