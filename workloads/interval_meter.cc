@@ -12,7 +12,8 @@ namespace rdmabench {
 IntervalMeter::IntervalMeter(double interval_s, uint64_t size, const Clock& clock,
                              const WorkerControl& control, std::vector<const Histogram*> hists,
                              double latency_unit_ns,
-                             std::function<void(const IntervalResult&)> on_interval)
+                             std::function<void(const IntervalResult&)> on_interval,
+                             size_t max_kept)
     : interval_s_(interval_s),
       size_(size),
       clock_(clock),
@@ -20,6 +21,7 @@ IntervalMeter::IntervalMeter(double interval_s, uint64_t size, const Clock& cloc
       hists_(std::move(hists)),
       unit_ns_(latency_unit_ns),
       on_interval_(std::move(on_interval)),
+      max_kept_(max_kept),
       interval_ticks_(std::max<uint64_t>(
           1, static_cast<uint64_t>(std::llround(interval_s * 1e9 / clock.ns_per_tick())))) {}
 
@@ -106,7 +108,7 @@ void IntervalMeter::close(const Sample& end, const std::vector<uint64_t>* counts
   widen(peak_any_, min_any_, iv.gbps);
   if (iv.seconds >= interval_s_ / 2) widen(peak_full_, min_full_, iv.gbps);
   kept_.push_back(iv);
-  if (kept_.size() > kMaxKept) kept_.pop_front();
+  if (kept_.size() > max_kept_) kept_.pop_front();
   if (on_interval_) on_interval_(iv);
   last_ = end;
 }

@@ -26,10 +26,10 @@ class IntervalMeter {
 
   // `hists`: the latency workers' histograms (empty in bandwidth mode); `latency_unit_ns`: ns
   // per histogram unit (half a tick for half round trips). `on_interval` is called with each
-  // interval as it closes.
+  // interval as it closes. `max_kept`: how many intervals the result keeps (kMaxKept).
   IntervalMeter(double interval_s, uint64_t size, const Clock& clock, const WorkerControl& control,
                 std::vector<const Histogram*> hists, double latency_unit_ns,
-                std::function<void(const IntervalResult&)> on_interval);
+                std::function<void(const IntervalResult&)> on_interval, size_t max_kept = kMaxKept);
 
   // How long the control thread may sleep before it should call tick(): until the next
   // interval ends, or a short look while the measurement has not started.
@@ -57,6 +57,7 @@ class IntervalMeter {
   std::vector<const Histogram*> hists_;
   double unit_ns_;
   std::function<void(const IntervalResult&)> on_interval_;
+  size_t max_kept_;
   uint64_t interval_ticks_;
   uint64_t start_ = 0;                 // ticks; 0: not started
   uint64_t next_ = 1;                  // the open interval ends at start_ + next_ * interval_ticks_

@@ -39,9 +39,9 @@ struct ClientOptions {
 // the error is in RunResult::error (and the failing size's error). Throws ConfigError for an
 // invalid workload, before anything is created.
 // `on_interval` (--interval): each interval of a size as it closes, with the size.
-RunResult run_client(
-    const ClientOptions& opt, const std::function<void(const SizeResult&)>& on_size,
-    const std::function<void(uint64_t, const IntervalResult&)>& on_interval = {});
+RunResult run_client(const ClientOptions& opt,
+                     const std::function<void(const SizeResult&)>& on_size,
+                     const std::function<void(uint64_t, const IntervalResult&)>& on_interval = {});
 
 struct ServerOptions {
   LocalSettings local;

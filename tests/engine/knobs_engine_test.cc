@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -402,6 +403,90 @@ TEST_F(Knobs, FabricSettingsRefusals) {
   refused({"--pkey-index", "3"}, {"invalid pkey-index '3'", "0 (0xffff)"});
   refused({"--gid-type", "roce-v1"}, {"invalid gid-type 'roce-v1'", "is RoCE v2"});
   refused({"-x", "10.9.9.9"}, {"invalid gid-index '10.9.9.9'", "GID table"});
+}
+
+// ---- watching a run (--interval, --run-infinitely) ---------------------------------------------
+
+// A size's intervals add up to its totals, their offsets follow one another from 0, and their
+// lengths add up to the measurement's (within what lies between the workers' announcement of
+// the measurement and their first stamp).
+void expect_intervals_add_up(const json& r) {
+  const json& iv = r["intervals"];
+  ASSERT_FALSE(iv.empty());
+  EXPECT_EQ(u(r["intervals_total"]), iv.size());
+  uint64_t ops = 0, bytes = 0;
+  double seconds = 0;
+  for (size_t k = 0; k < iv.size(); ++k) {
+    EXPECT_NEAR(iv[k]["offset_s"].get<double>(), seconds, 1e-6) << k;
+    ops += u(iv[k]["ops"]);
+    bytes += u(iv[k]["bytes"]);
+    seconds += iv[k]["seconds"].get<double>();
+  }
+  EXPECT_EQ(ops, u(r["ops"]));
+  EXPECT_EQ(bytes, u(r["bytes"]));
+  EXPECT_NEAR(seconds, r["seconds"].get<double>(), 0.05);
+}
+
+TEST_F(Knobs, IntervalsAddUpToTheTotals) {
+  // Bandwidth for 3 s, an interval a second: one interval per boundary passed, and one more
+  // when the last boundary came just before the end (it holds the final moments).
+  json d = ok({"--op", "write", "-s", "4K", "-D", "3", "--warmup-time", "0.2", "--interval", "1"});
+  const json& r = d["results"][0];
+  expect_intervals_add_up(r);
+  const auto whole = static_cast<size_t>(r["seconds"].get<double>());
+  EXPECT_GE(r["intervals"].size(), whole);
+  EXPECT_LE(r["intervals"].size(), whole + 1);
+  EXPECT_GT(r["bw_peak_gbps"].get<double>(), 0);
+  EXPECT_LE(r["bw_min_gbps"].get<double>(), r["bw_peak_gbps"].get<double>());
+  // Latency with a count: every interval that had round trips has its percentiles.
+  json l = ok({"--op", "send", "--mode", "lat", "-s", "64", "-n", "2000", "--interval", "0.2"});
+  const json& lr = l["results"][0];
+  expect_intervals_add_up(lr);
+  for (const json& iv : lr["intervals"]) {
+    if (u(iv["ops"]) == 0) continue;
+    ASSERT_TRUE(iv.contains("p50_ns") && iv.contains("p99_ns")) << iv.dump();
+    EXPECT_GT(iv["p50_ns"].get<double>(), 0);
+    EXPECT_LE(iv["p50_ns"].get<double>(), iv["p99_ns"].get<double>());
+  }
+}
+
+// --run-infinitely: SIGINT ends the measurement, and the client exits 0 with the whole run's
+// document (summary and intervals). It is refused where it could not end on its own terms.
+TEST_F(Knobs, RunInfinitelyEndsCleanlyOnSigint) {
+  const std::string path =
+      ::testing::TempDir() + "rb-forever-" + std::to_string(::getpid()) + ".json";
+  Background c({bin(),        "client",
+                addr(),       "-p",
+                port_,        "-d",
+                dev(),        "-x",
+                gid(),        "--json",
+                path,         "--timeout",
+                "30",         "--op",
+                "write",      "-s",
+                "4K",         "--warmup-time",
+                "0.2",        "--run-infinitely",
+                "--interval", "0.5"});
+  // Two intervals printed: the measurement runs. Then Ctrl-C.
+  int intervals = 0;
+  for (std::string line; intervals < 2 && !(line = c.line()).empty();)
+    if (line.rfind(" [", 0) == 0) ++intervals;
+  ASSERT_EQ(intervals, 2);
+  ::kill(c.pid(), SIGINT);
+  EXPECT_EQ(c.wait_exit(60), 0);
+  const std::string text = slurp(path);
+  std::remove(path.c_str());
+  ASSERT_FALSE(text.empty()) << "no result document";
+  const json d = json::parse(text);
+  EXPECT_TRUE(d["error"].is_null()) << d["error"];
+  EXPECT_EQ(d["workload"]["run_infinitely"], true);
+  const json& r = d["results"][0];
+  EXPECT_TRUE(r["error"].is_null()) << r["error"];
+  EXPECT_GT(u(r["ops"]), 0u);
+  EXPECT_GE(r["intervals"].size(), 2u);
+  expect_intervals_add_up(r);
+  refused({"--run-infinitely", "-n", "100"}, {"run-infinitely", "without -n or -D"});
+  refused({"--run-infinitely", "-s", "64,4K"}, {"run-infinitely", "one message size"});
+  refused({"--run-infinitely", "-b"}, {"run-infinitely", "one direction"});
 }
 
 }  // namespace

@@ -17,6 +17,11 @@
 #      retransmission counters of the result's counter deltas moved; with --retry-count 0 and a
 #      short --qp-timeout the run fails fast, naming "transport retry counter exceeded", the
 #      phase and the QP.
+#   6. Watching a link (--interval): a netem rate limit (1/20 of the pair's measured rate) on
+#      rb-host2's link for 3 s in the middle of a 10 s run shows as a dip in the result's
+#      intervals (which add up to the totals) at the limit's time, the link ran above the floor
+#      before it, and --min-gbps (a quarter of the rate) makes the client exit 7 naming the
+#      interval.
 # Usage: wire_settings_test.sh RDMABENCH. Fails (never skips) when the pair cannot run.
 set -u
 BIN=${1:?usage: wire_settings_test.sh RDMABENCH}
@@ -146,6 +151,63 @@ capture fast --op write -s 4K -n 3000 --qp-timeout 8 --retry-count 0
 grep -q "transport retry counter exceeded" "$WORK/fast.out" || fail "fast: the message does not name the status"
 grep -q "QP" "$WORK/fast.out" || fail "fast: the message does not name the QP"
 rssh rb-host2 "tc qdisc del dev $ND2 root" || true
+
+step "6. a rate limit mid-run: the intervals show the dip, --min-gbps exits 7"
+# 4 KiB writes, each signaled (the intervals then count completions one by one), at most 8 in
+# flight (a short queue behind the limit, drained within the 1 s ACK timeout). The pair's rate is
+# measured first (emulated guests: it varies from run to run); the limit is a twentieth of it
+# and the floor a quarter.
+watch="--op write -s 4K -Q 1 -t 8 --qp-timeout 18 --warmup-time 0.3"
+rssh rb-host2 "$BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/base.json $watch -D 2" \
+    >"$WORK/base.out" 2>&1 || { show "$WORK/base.out"; fail "dip: the baseline run failed"; }
+rate=$(j "$WORK/base.json" "d['results'][0]['gbps']")
+floor=$(python3 -c "print('%.6f' % ($rate / 4))")
+limit=$(python3 -c "print(max(100, int($rate * 1e6 / 20)))")  # kbit/s
+echo "    baseline $rate Gb/s: limit ${limit} kbit/s, --min-gbps $floor" >&2
+# The limit comes from a shell already waiting on rb-host2 (an ssh login can take seconds on a
+# loaded host): 3 s once the client printed its first interval; it notes when, on the guest's
+# clock (the client's too), into limit.times.
+rm -f "$WORK/go"
+rssh rb-host2 "while [ ! -e $WORK/go ]; do sleep 0.1; done; date +%s.%N; \
+    tc qdisc add dev $ND2 root netem rate ${limit}kbit && sleep 3 && \
+    tc qdisc change dev $ND2 root netem rate 10gbit; date +%s.%N" >"$WORK/limit.times" 2>&1 &
+lpid=$!
+rssh rb-host2 "exec $BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/dip.json $watch \
+    -D 10 --interval 1 --min-gbps $floor" >"$WORK/dip.out" 2>&1 &
+cpid=$!
+for ((i = 0; i < 240; i++)); do  # the measurement runs once an interval is printed
+    grep -q '^ \[' "$WORK/dip.out" 2>/dev/null && break
+    sleep 0.25
+done
+touch "$WORK/go"
+wait "$lpid" || { show "$WORK/limit.times"; fail "tc netem rate on rb-host2"; }
+rc=0
+wait "$cpid" || rc=$?
+rssh rb-host2 "tc qdisc del dev $ND2 root" || true
+show "$WORK/dip.out" "$WORK/limit.times"
+[ "$rc" = 7 ] || fail "dip: the client exited $rc, not 7 (an interval below --min-gbps)"
+grep -q "below --min-gbps .*, the lowest .* Gb/s at +" "$WORK/dip.out" || fail "dip: no message naming the interval"
+python3 - "$WORK/dip.json" "$floor" "$WORK/limit.times" <<'PY' || fail "dip: the intervals do not show the limit"
+import json, sys
+d = json.load(open(sys.argv[1]))
+floor = float(sys.argv[2])
+t0, t1 = (float(x) for x in open(sys.argv[3]).read().split()[:2])
+assert d["error"] is None, d["error"]
+r = d["results"][0]
+iv = r["intervals"]
+print("    intervals (Gb/s):", " ".join("%.4f" % i["gbps"] for i in iv), file=sys.stderr)
+assert len(iv) == r["intervals_total"] >= 9, len(iv)
+assert sum(i["ops"] for i in iv) == r["ops"] and sum(i["bytes"] for i in iv) == r["bytes"], r
+full = iv[:-1]  # the last one may be short
+low = min(full, key=lambda i: i["gbps"])
+assert low["gbps"] < floor and low["gbps"] == r["bw_min_gbps"], (low, r)
+# The dip lies in the limit's time, and the link ran above the floor before it.
+assert low["start_unix_s"] < t1 and low["start_unix_s"] + low["seconds"] > t0, (low, t0, t1)
+inside = [i for i in full if i["start_unix_s"] >= t0 and i["start_unix_s"] + i["seconds"] <= t1]
+assert all(i["gbps"] < floor for i in inside), inside
+before = [i for i in full if i["start_unix_s"] + i["seconds"] <= t0]
+assert before and max(i["gbps"] for i in before) > floor, before
+PY
 
 step "no rdmabench client left on rb-host2"
 [ -z "$(rssh rb-host2 'pgrep -x rdmabench' || true)" ] || fail "an rdmabench process is left on rb-host2"

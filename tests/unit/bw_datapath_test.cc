@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <string>
+#include <vector>
 
 #include "harness/clock.h"
 #include "harness/error.h"
@@ -99,6 +100,59 @@ TEST(BwDatapath, FlushWaitReportsPollErrors) {
   }
   rig.expect_failed_in_flush_wait();
   EXPECT_EQ(StuckVerbs::polls, 2);
+}
+
+// Every signaled send completes at the next poll (one completion covering its run of WRs).
+struct CompletingVerbs {
+  static inline std::vector<uint64_t> pending;
+  static int post_send(ibv_qp*, ibv_send_wr* wr, ibv_send_wr**) noexcept {
+    for (; wr != nullptr; wr = wr->next)
+      if ((wr->send_flags & IBV_SEND_SIGNALED) != 0) pending.push_back(wr->wr_id);
+    return 0;
+  }
+  static int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**) noexcept { return 0; }
+  static int post_srq_recv(ibv_srq*, ibv_recv_wr*, ibv_recv_wr**) noexcept { return 0; }
+  static int poll_cq(ibv_cq*, int n, ibv_wc* wcs) noexcept {
+    int k = 0;
+    for (; k < n && !pending.empty(); ++k) {
+      wcs[k] = ibv_wc{};
+      wcs[k].wr_id = pending.front();
+      wcs[k].status = IBV_WC_SUCCESS;
+      wcs[k].opcode = IBV_WC_RDMA_WRITE;
+      pending.erase(pending.begin());
+    }
+    return k;
+  }
+};
+
+// The loop shows the control thread its measured operations as it goes (WorkerProgress, for
+// the intervals): at the end of a counted phase, exactly the phase's operations.
+TEST(BwDatapath, ShowsItsCompletedOperations) {
+  Rig rig;
+  CompletingVerbs::pending.clear();
+  rig.ctx.signal_every = 3;
+  BwPhase ph{"measurement", true, 1000, 0, false, 0};
+  const PhaseStats st =
+      run_bw_phase<Op::kWrite, QpType::kRc, CqMode::kPoll, CompletingVerbs>(rig.ctx, ph);
+  EXPECT_EQ(st.ops, 1000U);
+  EXPECT_EQ(rig.control.progress[0].ops.load(), 1000U);
+}
+
+// WorkerControl::stop ends a timed phase without an end (--run-infinitely) as its deadline
+// would: posting stops, unsignaled work is flushed, everything posted completes, and what was
+// measured is what the loop showed.
+TEST(BwDatapath, StopEndsAPhaseWithoutDeadline) {
+  Rig rig;
+  CompletingVerbs::pending.clear();
+  rig.ctx.signal_every = 3;
+  rig.control.stop = true;
+  BwPhase ph{"measurement", true, UINT64_MAX, kNoDeadline, false, 0};
+  const PhaseStats st =
+      run_bw_phase<Op::kWrite, QpType::kRc, CqMode::kPoll, CompletingVerbs>(rig.ctx, ph);
+  EXPECT_EQ(rig.ctx.qps[0].completed, rig.ctx.qps[0].posted);
+  EXPECT_GE(rig.ctx.qps[0].posted, uint64_t{kDepth});
+  EXPECT_EQ(rig.control.progress[0].ops.load(), st.ops);
+  EXPECT_TRUE(CompletingVerbs::pending.empty());
 }
 
 }  // namespace

@@ -125,6 +125,17 @@ RunResult sample_run() {
       DirectionResult{1900, 1900 * 64, 0.0030, gbps(1900 * 64, 0.0030), mmsg_per_s(1900, 0.0030)};
   ok.verified = true;
   ok.window = MeasurementWindow{1795000000.123456, 1795000000.125456};
+  ok.interval_s = 0.002;
+  IntervalResult iv{
+      1795000000.123456,       0,      0.002,  1300, 1300 * 64, gbps(1300 * 64, 0.002),
+      mmsg_per_s(1300, 0.002), 2500.5, 9100.25};
+  ok.intervals.push_back(iv);
+  iv = {1795000000.125456,       0.002,        0.0011,      700, 700 * 64, gbps(700 * 64, 0.0011),
+        mmsg_per_s(700, 0.0011), std::nullopt, std::nullopt};
+  ok.intervals.push_back(iv);
+  ok.intervals_total = 2;
+  ok.bw_peak_gbps = ok.intervals[0].gbps;
+  ok.bw_min_gbps = ok.intervals[1].gbps;
 
   SizeResult failed;
   failed.size = 4096;
@@ -190,6 +201,15 @@ TEST(ResultJsonTest, RunResultRoundTripThroughText) {
   ASSERT_TRUE(a.window.has_value());
   EXPECT_EQ(a.window->start_unix_s, 1795000000.123456);
   EXPECT_EQ(a.window->end_unix_s, 1795000000.125456);
+  EXPECT_EQ(a.interval_s, 0.002);
+  ASSERT_EQ(a.intervals.size(), 2u);
+  EXPECT_EQ(a.intervals[0].ops, 1300u);
+  EXPECT_EQ(a.intervals[0].p99_ns, 9100.25);
+  EXPECT_FALSE(a.intervals[1].p50_ns.has_value());
+  EXPECT_EQ(a.intervals[1].offset_s, 0.002);
+  EXPECT_EQ(a.intervals_total, 2u);
+  EXPECT_EQ(a.bw_min_gbps, r.results[0].bw_min_gbps);
+  EXPECT_FALSE(first["results"][1].contains("intervals"));  // only with --interval
 
   const SizeResult& b = back.results[1];
   EXPECT_EQ(b.size, 4096u);
