@@ -63,8 +63,11 @@ hosts_file() {
 
 start() {
     local n=$1 ctld=${2:-}
-    mkdir -p -m 0755 "$GUEST_RUN" /run/munge
-    mkdir -p -m 0700 "$MUNGE_DIR" "$GUEST_RUN/ctld" "$GUEST_RUN/slurmd"
+    # (parents: /run, which exists)
+    # shellcheck disable=SC2174
+    mkdir -m 0755 -p "$GUEST_RUN" /run/munge
+    # shellcheck disable=SC2174
+    mkdir -m 0700 -p "$MUNGE_DIR" "$GUEST_RUN/ctld" "$GUEST_RUN/slurmd"
     hosts_file
     # slurmd needs a file system on /sys/fs/cgroup (see cgroup.conf).
     grep -q ' /sys/fs/cgroup ' /proc/self/mounts || $BB mount -t tmpfs -o mode=0755,size=1m rb-slurm-cgroup /sys/fs/cgroup
