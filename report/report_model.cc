@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "report/link_rate.h"
 #include "report/workload_id.h"
 
 namespace rdmabench {
@@ -155,12 +156,6 @@ std::string raw_workload_label(const nlohmann::json& doc) {
   return s;
 }
 
-// The port's speed a document's device reports (0 when it does not).
-double port_speed_gbps(const nlohmann::json& device) {
-  const auto it = device.is_object() ? device.find("speed_gbps") : device.end();
-  return device.is_object() && it != device.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 bool needs_attention(const std::string& name) {
   for (const char* w : {"err", "retry", "seq", "dup", "drop", "discard"})
     if (name.find(w) != std::string::npos) return true;
@@ -309,8 +304,8 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
         }
         ++row.runs;
         gbps.push_back(s->gbps + (s->reverse ? s->reverse->gbps : 0));
-        if (const double speed = port_speed_gbps(f->run.client_device); speed > 0)
-          link.push_back(100 * gbps.back() / (s->reverse ? 2 * speed : speed));
+        if (const double cap = link_capacity_gbps(f->run, s->reverse.has_value()); cap > 0)
+          link.push_back(100 * gbps.back() / cap);
         mmsg.push_back(s->mmsg_per_s + (s->reverse ? s->reverse->mmsg_per_s : 0));
         cpu.push_back(s->cpu.utilization * 100);
         if (s->latency) {
