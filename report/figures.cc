@@ -9,6 +9,7 @@
 #include "harness/error.h"
 #include "report/data_table.h"
 #include "report/grouping.h"
+#include "report/interval_figures.h"
 #include "report/link_matrix.h"
 #include "report/link_rate.h"
 #include "report/round_figures.h"
@@ -275,6 +276,7 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
     add(rate_figure("bandwidth", "Bandwidth", "gbps", total_gbps, bw, g, opt.format,
                     {{"LINKS", link_plot_clauses(link_lines(bw, true))}}));
     add(rate_figure("msgrate", "Message rate", "mmsg_per_s", total_mmsg, bw, g, opt.format, {}));
+    add(bandwidth_time_figure(bw, g, opt.format, notes));
   }
   if (!lat.empty()) {
     Grouping g = group_runs(lat, opt.group_by);
@@ -282,6 +284,7 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
     add(latency_figure(lat, g, opt.format));
     add(distribution_figure(true, point, lat, g, opt.format));
     add(distribution_figure(false, point, lat, g, opt.format));
+    add(latency_time_figure(lat, g, opt.format, notes));
   } else if (opt.point) {
     notes << "rdmabench: note: no latency-mode documents; --point is not used\n";
   }
