@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "report/data_table.h"
 #include "report/link_rate.h"
 #include "report/workload_id.h"
 
@@ -178,6 +179,30 @@ std::vector<WorkloadTable::Counter> counter_rows(const std::vector<const ResultF
   return out;
 }
 
+// The interval row of a size from the intervals of its successful runs; nullopt without any.
+std::optional<IntervalRow> interval_row(uint64_t size,
+                                        const std::vector<const SizeIntervals*>& iv) {
+  if (iv.empty()) return std::nullopt;
+  IntervalRow row;
+  row.size = size;
+  row.runs = iv.size();
+  std::set<double> asked;
+  std::vector<double> total, kept, peak, lowest;
+  for (const SizeIntervals* i : iv) {
+    if (i->interval_s > 0) asked.insert(i->interval_s);
+    total.push_back(static_cast<double>(i->total));
+    kept.push_back(static_cast<double>(i->samples.size()));
+    if (i->bw_peak_gbps) peak.push_back(*i->bw_peak_gbps);
+    if (i->bw_min_gbps) lowest.push_back(*i->bw_min_gbps);
+  }
+  for (double a : asked) row.interval_s += (row.interval_s.empty() ? "" : ", ") + format_number(a);
+  row.total = spread_of(total);
+  row.kept = spread_of(kept);
+  if (!peak.empty()) row.peak_gbps = spread_of(peak);
+  if (!lowest.empty()) row.min_gbps = spread_of(lowest);
+  return row;
+}
+
 }  // namespace
 
 ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
@@ -295,6 +320,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
       SizeRow row;
       row.size = size;
       std::vector<double> gbps, mmsg, p50, p99, p999, cpu, link;
+      std::vector<const SizeIntervals*> intervals;
       for (const auto& [f, s] : list) {
         if (!s->error.empty()) {
           row.errors.push_back(point_name(*f) + ": " + s->error);
@@ -303,6 +329,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
           continue;
         }
         ++row.runs;
+        if (const SizeIntervals* iv = intervals_at(*f, size)) intervals.push_back(iv);
         gbps.push_back(s->gbps + (s->reverse ? s->reverse->gbps : 0));
         if (const double cap = link_capacity_gbps(f->run, s->reverse.has_value()); cap > 0)
           link.push_back(100 * gbps.back() / cap);
@@ -328,6 +355,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
         row.p99_us = spread_of(p99);
         row.p999_us = spread_of(p999);
       }
+      if (auto iv = interval_row(size, intervals)) t.intervals.push_back(std::move(*iv));
       t.rows.push_back(std::move(row));
     }
     m.workloads.push_back(std::move(t));
