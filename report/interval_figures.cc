@@ -1,6 +1,8 @@
 #include "report/interval_figures.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <ostream>
 #include <set>
 
@@ -80,52 +82,61 @@ const char* kHow =
     "one block per series, message size and document: its intervals, oldest first (the engine "
     "keeps the most recent 3600), x = offset_s + seconds / 2";
 
+// A figure over time: a block per line, a row per interval (`row`), then the template NAME.
+std::optional<Figure> time_figure(const std::string& name, const std::string& what,
+                                  const std::string& ylabel, const std::string& columns,
+                                  std::vector<double> (*row)(const IntervalSample&),
+                                  const FigureRuns& runs, const Grouping& g,
+                                  const std::string& format, std::ostream& notes,
+                                  std::map<std::string, std::string> values) {
+  const std::vector<Line> lines = lines_of(g, name, notes);
+  if (lines.empty()) return std::nullopt;
+  DataTable t;
+  std::vector<std::string> series;
+  for (const auto& l : lines) {
+    DataBlock b{l.comment, {}};
+    for (const auto& s : l.intervals->samples) b.rows.push_back(row(s));
+    t.blocks.push_back(std::move(b));
+    series.push_back(l.label);
+  }
+  FigureLabels l = labels(what, lines, runs, g);
+  l.ylabel = ylabel;
+  t.header = data_header(name, l, kHow, columns);
+  values.insert({"STYLE", line_style(lines)});
+  return series_figure(name, name, t, series, l, format, std::move(values));
+}
+
+std::vector<double> bandwidth_row(const IntervalSample& s) {
+  return {middle(s),
+          s.gbps,
+          s.mmsg_per_s,
+          s.offset_s,
+          s.seconds,
+          static_cast<double>(s.ops),
+          static_cast<double>(s.bytes)};
+}
+
+std::vector<double> latency_row(const IntervalSample& s) {
+  return {middle(s), us_or_nan(s.p50_ns, s.ops), us_or_nan(s.p99_ns, s.ops), s.offset_s,
+          s.seconds, static_cast<double>(s.ops)};
+}
+
 }  // namespace
 
 std::optional<Figure> bandwidth_time_figure(const FigureRuns& runs, const Grouping& g,
                                             const std::string& format, std::ostream& notes) {
-  const std::vector<Line> lines = lines_of(g, "bandwidth_time", notes);
-  if (lines.empty()) return std::nullopt;
-  DataTable t;
-  std::vector<std::string> series;
-  for (const auto& l : lines) {
-    DataBlock b{l.comment, {}};
-    for (const auto& s : l.intervals->samples)
-      b.rows.push_back({middle(s), s.gbps, s.mmsg_per_s, s.offset_s, s.seconds,
-                        static_cast<double>(s.ops), static_cast<double>(s.bytes)});
-    t.blocks.push_back(std::move(b));
-    series.push_back(l.label);
-  }
-  FigureLabels l = labels("Bandwidth", lines, runs, g);
-  l.ylabel = "bandwidth (Gb/s, the client's direction)";
-  t.header = data_header("bandwidth_time", l, kHow,
-                         "columns: middle_s gbps mmsg_per_s offset_s seconds ops bytes");
-  return series_figure(
-      "bandwidth_time", "bandwidth_time", t, series, l, format,
-      {{"STYLE", line_style(lines)}, {"LINKS", link_plot_clauses(link_lines(runs, false))}});
+  return time_figure("bandwidth_time", "Bandwidth", "bandwidth (Gb/s, the client's direction)",
+                     "columns: middle_s gbps mmsg_per_s offset_s seconds ops bytes", bandwidth_row,
+                     runs, g, format, notes,
+                     {{"LINKS", link_plot_clauses(link_lines(runs, false))}});
 }
 
 std::optional<Figure> latency_time_figure(const FigureRuns& runs, const Grouping& g,
                                           const std::string& format, std::ostream& notes) {
-  const std::vector<Line> lines = lines_of(g, "latency_time", notes);
-  if (lines.empty()) return std::nullopt;
-  DataTable t;
-  std::vector<std::string> series;
-  for (const auto& l : lines) {
-    DataBlock b{l.comment, {}};
-    for (const auto& s : l.intervals->samples)
-      b.rows.push_back({middle(s), us_or_nan(s.p50_ns, s.ops), us_or_nan(s.p99_ns, s.ops),
-                        s.offset_s, s.seconds, static_cast<double>(s.ops)});
-    t.blocks.push_back(std::move(b));
-    series.push_back(l.label);
-  }
-  FigureLabels l = labels("Latency", lines, runs, g);
-  l.ylabel = latency_label(runs);
-  t.header = data_header("latency_time", l, kHow,
-                         "columns: middle_s p50_us p99_us offset_s seconds ops (NaN: an interval "
-                         "without operations or percentiles)");
-  return series_figure("latency_time", "latency_time", t, series, l, format,
-                       {{"STYLE", line_style(lines)}});
+  return time_figure("latency_time", "Latency", latency_label(runs),
+                     "columns: middle_s p50_us p99_us offset_s seconds ops (NaN: an interval "
+                     "without operations or percentiles)",
+                     latency_row, runs, g, format, notes, {});
 }
 
 }  // namespace rdmabench
