@@ -15,7 +15,7 @@ namespace {
 struct Line {
   std::string label;  // "write 64KiB", "write 64KiB (run 2)" for the repetitions of a series
   std::string comment;
-  const SizeIntervals* intervals = nullptr;
+  const SizeResult* size = nullptr;  // its intervals, interval_s, ...
 };
 
 // The lines of `g`: per series, size (ascending) and document, for the sizes that succeeded
@@ -24,12 +24,10 @@ std::vector<Line> lines_of(const Grouping& g, const std::string& name, std::ostr
   std::vector<Line> out;
   size_t all = 0;
   for (const auto& s : g.series) {
-    std::map<uint64_t, std::vector<std::pair<const ResultFile*, const SizeIntervals*>>> by_size;
+    std::map<uint64_t, std::vector<std::pair<const ResultFile*, const SizeResult*>>> by_size;
     for (const auto* r : s.runs)
       for (const auto& sr : r->run.results)
-        if (const SizeIntervals* iv = intervals_at(*r, sr.size);
-            iv != nullptr && sr.error.empty() && !iv->samples.empty())
-          by_size[sr.size].emplace_back(r, iv);
+        if (sr.error.empty() && !sr.intervals.empty()) by_size[sr.size].emplace_back(r, &sr);
     for (const auto& [size, docs] : by_size)
       for (size_t k = 0; k < docs.size(); ++k) {
         if (++all > kMaxIntervalLines) continue;
@@ -44,7 +42,7 @@ std::vector<Line> lines_of(const Grouping& g, const std::string& name, std::ostr
   return out;
 }
 
-double middle(const IntervalSample& s) { return s.offset_s + s.seconds / 2; }
+double middle(const IntervalResult& s) { return s.offset_s + s.seconds / 2; }
 
 double us_or_nan(const std::optional<double>& ns, uint64_t ops) {
   return ns && ops > 0 ? *ns / 1000 : std::nan("");
@@ -55,7 +53,7 @@ double us_or_nan(const std::optional<double>& ns, uint64_t ops) {
 std::string heading(const std::string& what, const std::vector<Line>& lines,
                     const FigureRuns& runs) {
   std::set<double> asked;
-  for (const auto& l : lines) asked.insert(l.intervals->interval_s);
+  for (const auto& l : lines) asked.insert(l.size->interval_s);
   const bool one = asked.size() == 1 && *asked.begin() > 0;
   return figure_heading(
       what + (one ? " per " + format_number(*asked.begin()) + " s interval" : " per interval"),
@@ -74,7 +72,7 @@ FigureLabels labels(const std::string& what, const std::vector<Line>& lines, con
 // Lines with many intervals are drawn without point marks.
 std::string line_style(const std::vector<Line>& lines) {
   size_t most = 0;
-  for (const auto& l : lines) most = std::max(most, l.intervals->samples.size());
+  for (const auto& l : lines) most = std::max(most, l.size->intervals.size());
   return most <= 60 ? "linespoints" : "lines";
 }
 
@@ -85,7 +83,7 @@ const char* kHow =
 // A figure over time: a block per line, a row per interval (`row`), then the template NAME.
 std::optional<Figure> time_figure(const std::string& name, const std::string& what,
                                   const std::string& ylabel, const std::string& columns,
-                                  std::vector<double> (*row)(const IntervalSample&),
+                                  std::vector<double> (*row)(const IntervalResult&),
                                   const FigureRuns& runs, const Grouping& g,
                                   const std::string& format, std::ostream& notes,
                                   std::map<std::string, std::string> values) {
@@ -95,7 +93,7 @@ std::optional<Figure> time_figure(const std::string& name, const std::string& wh
   std::vector<std::string> series;
   for (const auto& l : lines) {
     DataBlock b{l.comment, {}};
-    for (const auto& s : l.intervals->samples) b.rows.push_back(row(s));
+    for (const auto& s : l.size->intervals) b.rows.push_back(row(s));
     t.blocks.push_back(std::move(b));
     series.push_back(l.label);
   }
@@ -106,7 +104,7 @@ std::optional<Figure> time_figure(const std::string& name, const std::string& wh
   return series_figure(name, name, t, series, l, format, std::move(values));
 }
 
-std::vector<double> bandwidth_row(const IntervalSample& s) {
+std::vector<double> bandwidth_row(const IntervalResult& s) {
   return {middle(s),
           s.gbps,
           s.mmsg_per_s,
@@ -116,7 +114,7 @@ std::vector<double> bandwidth_row(const IntervalSample& s) {
           static_cast<double>(s.bytes)};
 }
 
-std::vector<double> latency_row(const IntervalSample& s) {
+std::vector<double> latency_row(const IntervalResult& s) {
   return {middle(s), us_or_nan(s.p50_ns, s.ops), us_or_nan(s.p99_ns, s.ops), s.offset_s,
           s.seconds, static_cast<double>(s.ops)};
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The figures over time of runs with `--interval SEC` (report/intervals.h), a line per series
+// The figures over time of runs with `--interval SEC` (SizeResult::intervals), a line per series
 // (as report/grouping.h groups the runs), message size and document, each interval drawn at its
 // middle (offset_s + seconds / 2):
 //  - "bandwidth_time" (bandwidth-mode documents): Gb/s of each interval (the client's direction),

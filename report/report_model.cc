@@ -180,18 +180,17 @@ std::vector<WorkloadTable::Counter> counter_rows(const std::vector<const ResultF
 }
 
 // The interval row of a size from the intervals of its successful runs; nullopt without any.
-std::optional<IntervalRow> interval_row(uint64_t size,
-                                        const std::vector<const SizeIntervals*>& iv) {
+std::optional<IntervalRow> interval_row(uint64_t size, const std::vector<const SizeResult*>& iv) {
   if (iv.empty()) return std::nullopt;
   IntervalRow row;
   row.size = size;
   row.runs = iv.size();
   std::set<double> asked;
   std::vector<double> total, kept, peak, lowest;
-  for (const SizeIntervals* i : iv) {
+  for (const SizeResult* i : iv) {
     if (i->interval_s > 0) asked.insert(i->interval_s);
-    total.push_back(static_cast<double>(i->total));
-    kept.push_back(static_cast<double>(i->samples.size()));
+    total.push_back(static_cast<double>(i->intervals_total));
+    kept.push_back(static_cast<double>(i->intervals.size()));
     if (i->bw_peak_gbps) peak.push_back(*i->bw_peak_gbps);
     if (i->bw_min_gbps) lowest.push_back(*i->bw_min_gbps);
   }
@@ -320,7 +319,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
       SizeRow row;
       row.size = size;
       std::vector<double> gbps, mmsg, p50, p99, p999, cpu, link;
-      std::vector<const SizeIntervals*> intervals;
+      std::vector<const SizeResult*> intervals;
       for (const auto& [f, s] : list) {
         if (!s->error.empty()) {
           row.errors.push_back(point_name(*f) + ": " + s->error);
@@ -329,7 +328,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
           continue;
         }
         ++row.runs;
-        if (const SizeIntervals* iv = intervals_at(*f, size)) intervals.push_back(iv);
+        if (s->interval_s > 0) intervals.push_back(s);
         gbps.push_back(s->gbps + (s->reverse ? s->reverse->gbps : 0));
         if (const double cap = link_capacity_gbps(f->run, s->reverse.has_value()); cap > 0)
           link.push_back(100 * gbps.back() / cap);

@@ -58,7 +58,7 @@ struct SizeRow {
 // Below this many samples a run's p99.9 is one of its few largest samples: the page says so.
 inline constexpr uint64_t kSamplesForP999 = 1000;
 
-// A size's per-interval rates (--interval; intervals.h) over the runs that have them.
+// A size's per-interval rates (--interval; SizeResult::intervals) over the runs that have them.
 struct IntervalRow {
   uint64_t size = 0;
   size_t runs = 0;         // runs of the size with intervals

@@ -22,11 +22,6 @@ std::string point_host_field(const ResultFile& f, std::string_view key) {
 }
 namespace fs = std::filesystem;
 
-const SizeIntervals* intervals_at(const ResultFile& f, uint64_t size) {
-  const auto it = f.intervals.find(size);
-  return it == f.intervals.end() ? nullptr : &it->second;
-}
-
 ResultFile load_result_file(const std::string& path) {
   // ConfigError prints "invalid result file 'PATH': WHY".
   std::ifstream in(path);
@@ -48,7 +43,6 @@ ResultFile load_result_file(const std::string& path) {
   try {
     ResultFile f{path, run_result_from_json(j), nullptr};
     if (j.contains("point") && j["point"].is_object()) f.point = j["point"];
-    f.intervals = parse_intervals(j);
     return f;
   } catch (const ConfigError& e) {
     throw ConfigError("result file", path,

@@ -1,12 +1,10 @@
 #pragma once
 // Loading result documents for `rdmabench plot` and `rdmabench export`.
 #include <iosfwd>
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "report/intervals.h"
 #include "workloads/result.h"
 
 namespace rdmabench {
@@ -17,8 +15,6 @@ struct ResultFile {
   // The top-level "point" object `rdmabench sweep` adds (campaign, point_id, repetition,
   // host_pair, ...); null for a document written by `rdmabench client --json`.
   nlohmann::json point;
-  // Each size's per-interval rates (--interval), by message size; empty without an interval.
-  std::map<uint64_t, SizeIntervals> intervals;
 };
 
 // A host field of the document's "point" ("host_pair", "server_host", "client_host"): for a
@@ -26,11 +22,8 @@ struct ResultFile {
 // one ssh destination, e.g. "local"), else the sweep's host; "" when the document has none.
 std::string point_host_field(const ResultFile& f, std::string_view key);
 
-// The intervals of `size` in `f` (intervals.h), or null when it has none.
-const SizeIntervals* intervals_at(const ResultFile& f, uint64_t size);
-
 // Reads one result document. Throws ConfigError naming the file when it cannot be read, is not
-// JSON, is not an rdmabench result, or does not validate (its intervals included).
+// JSON, is not an rdmabench result, or does not validate.
 ResultFile load_result_file(const std::string& path);
 
 // Loads DIR or FILE arguments, in order (a directory's *.json files sorted by name, not
