@@ -142,7 +142,8 @@ std::string p999_cell(const SizeRow& r) {
 void intervals_table(std::string& h, const WorkloadTable& t) {
   if (t.intervals.empty()) return;
   h += "<table class=\"intervals\"><caption>Per interval (<code>--interval</code>): the "
-       "highest and lowest Gb/s of an interval at least half the asked length</caption><thead>"
+       "highest and lowest Gb/s of an interval at least half the asked length (of any when none "
+       "was)</caption><thead>"
        "<tr><th>size</th><th>runs</th><th>interval s</th><th>intervals</th><th>kept</th>"
        "<th>peak Gb/s</th><th>min Gb/s</th></tr></thead><tbody>\n";
   for (const IntervalRow& r : t.intervals)

@@ -64,7 +64,7 @@ struct IntervalRow {
   size_t runs = 0;         // runs of the size with intervals
   std::string interval_s;  // the length(s) asked for: "1", "0.5, 1"
   Spread total, kept;      // intervals the size had, and those the document keeps
-  std::optional<Spread> peak_gbps, min_gbps;  // of intervals at least half the asked length
+  std::optional<Spread> peak_gbps, min_gbps;  // bw_peak_gbps, bw_min_gbps of the runs
 };
 
 struct WorkloadTable {
