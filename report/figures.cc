@@ -9,65 +9,22 @@
 #include "harness/error.h"
 #include "report/data_table.h"
 #include "report/grouping.h"
+#include "report/interval_figures.h"
 #include "report/link_matrix.h"
+#include "report/link_rate.h"
 #include "report/round_figures.h"
+#include "report/series_figure.h"
 #include "report/spread.h"
 #include "report/templates.h"
 
 namespace rdmabench {
 namespace {
 
-using Runs = std::vector<const ResultFile*>;
 // The successful results of a series at each size (several with repetitions).
 using Points = std::map<uint64_t, std::vector<const SizeResult*>>;
 
-// The texts of a figure besides its data.
-struct Labels {
-  std::string title;
-  std::string key_title;
-  std::string xlabel;
-  std::string ylabel;
-  std::string xtics;   // gnuplot tic list for message sizes
-  std::string xrange;  // "lo:hi"
-  bool errorbars = false;
-};
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
-
-std::string bytes_text(uint64_t size) {
-  return size < 1024 ? std::to_string(size) + " B" : format_size(size) + "iB";
-}
-
-// What all documents of a figure share among op, QP type, device and transport, for its title:
-// "write, RC, rxe0 (RoCE v2)".
-std::string context(const Runs& runs) {
-  auto common = [&](const char* field) -> std::string {
-    std::set<std::string> values;
-    for (const auto* r : runs) values.insert(field_value(*r, field).text);
-    return values.size() == 1 ? *values.begin() : "";
-  };
-  std::string qp = common("qp");
-  for (char& c : qp) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::vector<std::string> parts;
-  for (const std::string& p : {common("op"), qp, common("device")})
-    if (!p.empty()) parts.push_back(p);
-  std::string out = join(parts, ", ");
-  if (std::string t = common("transport"); !t.empty())
-    out += (out.empty() ? "" : " ") + ("(" + t + ")");
-  return out;
-}
-
-std::string title(const std::string& what, const Runs& runs) {
-  std::string c = context(runs);
-  return c.empty() ? what : what + " — " + c;
-}
-
 // Tics at powers of two from lo to hi labelled 64, 1K, 1M; at most about a dozen.
-void set_size_axis(Labels& l, uint64_t lo, uint64_t hi) {
+void set_size_axis(FigureLabels& l, uint64_t lo, uint64_t hi) {
   uint64_t first = 1, last = 1;
   while (first * 2 <= lo) first *= 2;
   while (last < hi) last *= 2;
@@ -78,20 +35,9 @@ void set_size_axis(Labels& l, uint64_t lo, uint64_t hi) {
   std::vector<std::string> tics;
   for (uint64_t v = first; v <= last; v <<= step)
     tics.push_back("\"" + format_size(v) + "\" " + std::to_string(v));
-  l.xtics = join(tics, ", ");
+  l.xtics = join_text(tics, ", ");
   l.xrange = format_number(static_cast<double>(lo) * 0.8) + ":" +
              format_number(static_cast<double>(hi) * 1.25);
-}
-
-std::string latency_label(const Runs& runs) {
-  std::set<std::string> kinds;
-  for (const auto* r : runs)
-    for (const auto& s : r->run.results)
-      if (s.latency) kinds.insert(s.latency->kind);
-  if (kinds.size() == 1 && *kinds.begin() == "half_round_trip")
-    return "latency (µs, half round trip)";
-  if (kinds.size() == 1 && *kinds.begin() == "round_trip") return "latency (µs, round trip)";
-  return "latency (µs; round trip for read and atomics, half round trip otherwise)";
 }
 
 Points points_of(const Series& s, bool need_latency) {
@@ -102,46 +48,21 @@ Points points_of(const Series& s, bool need_latency) {
   return p;
 }
 
-std::string block_comment(const Series& s) {
-  return s.label + " (" + std::to_string(s.runs.size()) +
-         (s.runs.size() == 1 ? " document)" : " documents)");
-}
-
-Figure render(const std::string& name, const DataTable& table,
-              const std::vector<std::string>& series, const Labels& l, const std::string& format) {
-  std::vector<std::string> names;
-  for (const auto& s : series) names.push_back("\"" + gnuplot_string(s) + "\"");
-  return template_figure(name, name, table.text(), format, false,
-                         {{"NSERIES", std::to_string(series.size())},
-                          {"SERIES", join(names, ", ")},
-                          {"ERRORBARS", l.errorbars ? "1" : "0"},
-                          {"TITLE", gnuplot_string(l.title)},
-                          {"KEYTITLE", gnuplot_string(l.key_title)},
-                          {"XLABEL", gnuplot_string(l.xlabel)},
-                          {"YLABEL", gnuplot_string(l.ylabel)},
-                          {"XTICS", l.xtics},
-                          {"XRANGE", l.xrange}});
-}
-
-std::vector<std::string> header(const std::string& name, const Labels& l, const std::string& how,
-                                const std::string& columns) {
-  return {"rdmabench plot data of " + name + ".gp: " + l.title,
-          "series by " + l.key_title + "; one block per series (gnuplot index 0, 1, ...)", how,
-          columns};
-}
-
 double total_gbps(const SizeResult& r) { return r.gbps + (r.reverse ? r.reverse->gbps : 0); }
 double total_mmsg(const SizeResult& r) {
   return r.mmsg_per_s + (r.reverse ? r.reverse->mmsg_per_s : 0);
 }
 
-// Bandwidth or message rate vs size: columns size, median, min, max, runs.
+// Bandwidth or message rate vs size: columns size, median, min, max, runs. `values`: the
+// template's own (the bandwidth figure's link lines).
 std::optional<Figure> rate_figure(const std::string& name, const std::string& what,
                                   const std::string& column, double (*metric)(const SizeResult&),
-                                  const Runs& runs, const Grouping& g, const std::string& format) {
+                                  const FigureRuns& runs, const Grouping& g,
+                                  const std::string& format,
+                                  std::map<std::string, std::string> values) {
   DataTable t;
   std::vector<std::string> series;
-  Labels l;
+  FigureLabels l;
   uint64_t lo = UINT64_MAX, hi = 0;
   for (const auto& s : g.series) {
     Points p = points_of(s, false);
@@ -161,21 +82,21 @@ std::optional<Figure> rate_figure(const std::string& name, const std::string& wh
     series.push_back(s.label);
   }
   if (t.blocks.empty()) return std::nullopt;
-  l.title = title(what, runs);
-  l.key_title = join(g.fields, ", ");
+  l.title = figure_heading(what, runs);
+  l.key_title = join_text(g.fields, ", ");
   set_size_axis(l, lo, hi);
-  t.header = header(name, l, "repeated runs of a workload: median, min and max over the runs",
-                    "columns: size_bytes " + column + "_median " + column + "_min " + column +
-                        "_max runs (" + column + ": both directions added for --bidir)");
-  return render(name, t, series, l, format);
+  t.header = data_header(name, l, "repeated runs of a workload: median, min and max over the runs",
+                         "columns: size_bytes " + column + "_median " + column + "_min " + column +
+                             "_max runs (" + column + ": both directions added for --bidir)");
+  return series_figure(name, name, t, series, l, format, std::move(values));
 }
 
 // p50, p99, p99.9 vs size (µs): columns size, then median/min/max of each, runs.
-std::optional<Figure> latency_figure(const Runs& runs, const Grouping& g,
+std::optional<Figure> latency_figure(const FigureRuns& runs, const Grouping& g,
                                      const std::string& format) {
   DataTable t;
   std::vector<std::string> series;
-  Labels l;
+  FigureLabels l;
   uint64_t lo = UINT64_MAX, hi = 0;
   for (const auto& s : g.series) {
     Points p = points_of(s, true);
@@ -201,14 +122,15 @@ std::optional<Figure> latency_figure(const Runs& runs, const Grouping& g,
     series.push_back(s.label);
   }
   if (t.blocks.empty()) return std::nullopt;
-  l.title = title("Latency", runs);
-  l.key_title = join(g.fields, ", ");
+  l.title = figure_heading("Latency", runs);
+  l.key_title = join_text(g.fields, ", ");
   l.ylabel = latency_label(runs);
   set_size_axis(l, lo, hi);
-  t.header = header("latency", l, "repeated runs of a workload: median, min and max over the runs",
-                    "columns: size_bytes p50_us p50_min p50_max p99_us p99_min p99_max p99_9_us "
-                    "p99_9_min p99_9_max runs");
-  return render("latency", t, series, l, format);
+  t.header =
+      data_header("latency", l, "repeated runs of a workload: median, min and max over the runs",
+                  "columns: size_bytes p50_us p50_min p50_max p99_us p99_min p99_max p99_9_us "
+                  "p99_9_min p99_9_max runs");
+  return series_figure("latency", "latency", t, series, l, format);
 }
 
 // The histogram buckets of a series at one size, repetitions pooled: [low, high] ns -> count.
@@ -234,7 +156,7 @@ Pooled pooled_at(const Series& s, uint64_t size) {
 
 // Latency CDF ("latency_cdf": upper bucket edge µs, fraction at or below) or histogram
 // ("latency_hist": bucket [low, high] µs, fraction) at one message size.
-std::optional<Figure> distribution_figure(bool cdf, uint64_t size, const Runs& runs,
+std::optional<Figure> distribution_figure(bool cdf, uint64_t size, const FigureRuns& runs,
                                           const Grouping& g, const std::string& format) {
   DataTable t;
   std::vector<std::string> series;
@@ -255,21 +177,22 @@ std::optional<Figure> distribution_figure(bool cdf, uint64_t size, const Runs& r
     series.push_back(s.label);
   }
   if (t.blocks.empty()) return std::nullopt;
-  Labels l;
-  l.title = title(
-      std::string(cdf ? "Latency CDF" : "Latency histogram") + " at " + bytes_text(size), runs);
-  l.key_title = join(g.fields, ", ");
+  FigureLabels l;
+  l.title = figure_heading(
+      std::string(cdf ? "Latency CDF" : "Latency histogram") + " at " + size_label(size), runs);
+  l.key_title = join_text(g.fields, ", ");
   l.xlabel = latency_label(runs);
-  t.header = header(cdf ? "latency_cdf" : "latency_hist", l,
-                    "from the stored histogram buckets of size " + std::to_string(size) +
-                        "; repeated runs of a workload: their buckets pooled",
-                    cdf ? "columns: latency_us (upper bucket edge) fraction_at_or_below"
-                        : "columns: low_us high_us fraction (of the bucket [low, high])");
-  return render(cdf ? "latency_cdf" : "latency_hist", t, series, l, format);
+  t.header = data_header(cdf ? "latency_cdf" : "latency_hist", l,
+                         "from the stored histogram buckets of size " + std::to_string(size) +
+                             "; repeated runs of a workload: their buckets pooled",
+                         cdf ? "columns: latency_us (upper bucket edge) fraction_at_or_below"
+                             : "columns: low_us high_us fraction (of the bucket [low, high])");
+  const char* name = cdf ? "latency_cdf" : "latency_hist";
+  return series_figure(name, name, t, series, l, format);
 }
 
 // The size of the CDF and histogram: --point (which must have been measured) or the smallest.
-uint64_t latency_point(const Runs& lat, const std::optional<uint64_t>& wanted) {
+uint64_t latency_point(const FigureRuns& lat, const std::optional<uint64_t>& wanted) {
   std::set<uint64_t> sizes;
   for (const auto* r : lat)
     for (const auto& s : r->run.results)
@@ -280,7 +203,7 @@ uint64_t latency_point(const Runs& lat, const std::optional<uint64_t>& wanted) {
     std::vector<std::string> names;
     for (auto s : sizes) names.push_back(format_size(s));
     throw ConfigError("--point", format_size(*wanted),
-                      "a measured latency size: " + join(names, ", "));
+                      "a measured latency size: " + join_text(names, ", "));
   }
   return *wanted;
 }
@@ -342,7 +265,7 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
                                  std::ostream& notes) {
   check_image_format(opt.format);
   if (!opt.group_by.empty()) check_series_field(opt.group_by);
-  Runs bw, lat;
+  FigureRuns bw, lat;
   for (const auto& r : runs) (r.run.workload.mode == Mode::kLat ? lat : bw).push_back(&r);
   std::vector<Figure> out;
   auto add = [&](std::optional<Figure> f) {
@@ -350,8 +273,10 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
   };
   if (!bw.empty()) {
     Grouping g = group_runs(bw, opt.group_by);
-    add(rate_figure("bandwidth", "Bandwidth", "gbps", total_gbps, bw, g, opt.format));
-    add(rate_figure("msgrate", "Message rate", "mmsg_per_s", total_mmsg, bw, g, opt.format));
+    add(rate_figure("bandwidth", "Bandwidth", "gbps", total_gbps, bw, g, opt.format,
+                    {{"LINKS", link_plot_clauses(link_lines(bw, true))}}));
+    add(rate_figure("msgrate", "Message rate", "mmsg_per_s", total_mmsg, bw, g, opt.format, {}));
+    add(bandwidth_time_figure(bw, g, opt.format, notes));
   }
   if (!lat.empty()) {
     Grouping g = group_runs(lat, opt.group_by);
@@ -359,6 +284,7 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
     add(latency_figure(lat, g, opt.format));
     add(distribution_figure(true, point, lat, g, opt.format));
     add(distribution_figure(false, point, lat, g, opt.format));
+    add(latency_time_figure(lat, g, opt.format, notes));
   } else if (opt.point) {
     notes << "rdmabench: note: no latency-mode documents; --point is not used\n";
   }

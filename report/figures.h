@@ -47,9 +47,11 @@ Figure template_figure(const std::string& name, std::string_view templ, std::str
 // Throws ConfigError("--format", format, ...) unless png, svg or pdf.
 void check_image_format(const std::string& format);
 
-// Bandwidth-mode documents give "bandwidth" (Gb/s; both directions added for --bidir) and
+// Bandwidth-mode documents give "bandwidth" (Gb/s; both directions added for --bidir; a dashed
+// line at each distinct link rate the documents report: link_rate.h) and
 // "msgrate" (Mmsg/s); latency-mode documents give "latency" (p50, p99, p99.9), "latency_cdf" and
-// "latency_hist" (of the --point size); a fabric campaign's flows give "link_matrix" (one per
+// "latency_hist" (of the --point size); documents with intervals (--interval) "bandwidth_time"
+// and "latency_time" (interval_figures.h); a fabric campaign's flows give "link_matrix" (one per
 // workload combination: link_matrix.h), its round records "host_traffic" and "incast_fairness"
 // (round_figures.h). Repetitions give the median with min-max error bars.
 // Sizes that failed are left out with a note on `notes`. Throws ConfigError for a bad format,

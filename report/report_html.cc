@@ -32,6 +32,7 @@ figcaption { color: #444; font-size: .9em; }
 .bad { color: #b00020; font-weight: bold; } .ok { color: #007a3d; font-weight: bold; }
 .few { color: #8a5a00; font-size: .8em; }
 .counters { font-size: .85em; color: #333; }
+table.intervals caption { caption-side: top; text-align: left; color: #444; font-size: .88em; }
 .settings, .points { color: #444; font-size: .88em; margin: .2em 0; }
 footer { margin-top: 3em; color: #666; font-size: .85em; }
 )css";
@@ -137,6 +138,22 @@ std::string p999_cell(const SizeRow& r) {
   return c;
 }
 
+// The sizes' per-interval rates (--interval): how many intervals, the highest and lowest Gb/s.
+void intervals_table(std::string& h, const WorkloadTable& t) {
+  if (t.intervals.empty()) return;
+  h += "<table class=\"intervals\"><caption>Per interval (<code>--interval</code>): the "
+       "highest and lowest Gb/s of an interval at least half the asked length (of any when none "
+       "was)</caption><thead>"
+       "<tr><th>size</th><th>runs</th><th>interval s</th><th>intervals</th><th>kept</th>"
+       "<th>peak Gb/s</th><th>min Gb/s</th></tr></thead><tbody>\n";
+  for (const IntervalRow& r : t.intervals)
+    h += "<tr class=\"interval-row\" data-size=\"" + std::to_string(r.size) + "\"><td>" +
+         esc(format_size(r.size)) + "</td><td class=\"num\">" + std::to_string(r.runs) +
+         "</td><td class=\"num\">" + or_dash(r.interval_s) + "</td>" + cell(r.total) +
+         cell(r.kept) + cell(r.peak_gbps) + cell(r.min_gbps) + "</tr>\n";
+  h += "</tbody></table>\n";
+}
+
 void results_section(std::string& h, const ReportModel& m) {
   h += "<section id=\"results\"><h2>Results</h2>\n<p class=\"settings\">One table per workload; "
        "with repetitions each cell is the median with the smallest and largest value below it. "
@@ -172,6 +189,7 @@ void results_section(std::string& h, const ReportModel& m) {
     }
     h += "</tbody></table>\n";
     counters_line(h, t);
+    intervals_table(h, t);
     h += "</section>\n";
   }
   h += "</section>\n";
@@ -323,6 +341,8 @@ std::string figure_title(const std::string& name) {
   if (name == "latency") return "Latency percentiles (p50, p99, p99.9) vs message size";
   if (name == "latency_cdf") return "Latency distribution (CDF) at the smallest size";
   if (name == "latency_hist") return "Latency histogram at the smallest size";
+  if (name == "bandwidth_time") return "Bandwidth (Gb/s) per interval over time";
+  if (name == "latency_time") return "Latency p50 and p99 per interval over time";
   if (name.rfind("link_matrix", 0) == 0)
     return "Link matrix: every link of the fabric, server by client (bad links marked)";
   return name;

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "report/data_table.h"
+#include "report/link_rate.h"
 #include "report/workload_id.h"
 
 namespace rdmabench {
@@ -155,12 +157,6 @@ std::string raw_workload_label(const nlohmann::json& doc) {
   return s;
 }
 
-// The port's speed a document's device reports (0 when it does not).
-double port_speed_gbps(const nlohmann::json& device) {
-  const auto it = device.is_object() ? device.find("speed_gbps") : device.end();
-  return device.is_object() && it != device.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 bool needs_attention(const std::string& name) {
   for (const char* w : {"err", "retry", "seq", "dup", "drop", "discard"})
     if (name.find(w) != std::string::npos) return true;
@@ -181,6 +177,29 @@ std::vector<WorkloadTable::Counter> counter_rows(const std::vector<const ResultF
     out.push_back({key.first, key.second, med, needs_attention(key.second)});
   }
   return out;
+}
+
+// The interval row of a size from the intervals of its successful runs; nullopt without any.
+std::optional<IntervalRow> interval_row(uint64_t size, const std::vector<const SizeResult*>& iv) {
+  if (iv.empty()) return std::nullopt;
+  IntervalRow row;
+  row.size = size;
+  row.runs = iv.size();
+  std::set<double> asked;
+  std::vector<double> total, kept, peak, lowest;
+  for (const SizeResult* i : iv) {
+    if (i->interval_s > 0) asked.insert(i->interval_s);
+    total.push_back(static_cast<double>(i->intervals_total));
+    kept.push_back(static_cast<double>(i->intervals.size()));
+    if (i->bw_peak_gbps) peak.push_back(*i->bw_peak_gbps);
+    if (i->bw_min_gbps) lowest.push_back(*i->bw_min_gbps);
+  }
+  for (double a : asked) row.interval_s += (row.interval_s.empty() ? "" : ", ") + format_number(a);
+  row.total = spread_of(total);
+  row.kept = spread_of(kept);
+  if (!peak.empty()) row.peak_gbps = spread_of(peak);
+  if (!lowest.empty()) row.min_gbps = spread_of(lowest);
+  return row;
 }
 
 }  // namespace
@@ -300,6 +319,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
       SizeRow row;
       row.size = size;
       std::vector<double> gbps, mmsg, p50, p99, p999, cpu, link;
+      std::vector<const SizeResult*> intervals;
       for (const auto& [f, s] : list) {
         if (!s->error.empty()) {
           row.errors.push_back(point_name(*f) + ": " + s->error);
@@ -308,9 +328,10 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
           continue;
         }
         ++row.runs;
+        if (s->interval_s > 0) intervals.push_back(s);
         gbps.push_back(s->gbps + (s->reverse ? s->reverse->gbps : 0));
-        if (const double speed = port_speed_gbps(f->run.client_device); speed > 0)
-          link.push_back(100 * gbps.back() / (s->reverse ? 2 * speed : speed));
+        if (const double cap = link_capacity_gbps(f->run, s->reverse.has_value()); cap > 0)
+          link.push_back(100 * gbps.back() / cap);
         mmsg.push_back(s->mmsg_per_s + (s->reverse ? s->reverse->mmsg_per_s : 0));
         cpu.push_back(s->cpu.utilization * 100);
         if (s->latency) {
@@ -333,6 +354,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
         row.p99_us = spread_of(p99);
         row.p999_us = spread_of(p999);
       }
+      if (auto iv = interval_row(size, intervals)) t.intervals.push_back(std::move(*iv));
       t.rows.push_back(std::move(row));
     }
     m.workloads.push_back(std::move(t));

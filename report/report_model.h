@@ -58,6 +58,15 @@ struct SizeRow {
 // Below this many samples a run's p99.9 is one of its few largest samples: the page says so.
 inline constexpr uint64_t kSamplesForP999 = 1000;
 
+// A size's per-interval rates (--interval; SizeResult::intervals) over the runs that have them.
+struct IntervalRow {
+  uint64_t size = 0;
+  size_t runs = 0;         // runs of the size with intervals
+  std::string interval_s;  // the length(s) asked for: "1", "0.5, 1"
+  Spread total, kept;      // intervals the size had, and those the document keeps
+  std::optional<Spread> peak_gbps, min_gbps;  // bw_peak_gbps, bw_min_gbps of the runs
+};
+
 struct WorkloadTable {
   std::string label;                // "write rc bw" (+ the fields that tell the workloads apart)
   std::string settings;             // every other workload field
@@ -73,6 +82,7 @@ struct WorkloadTable {
     bool attention = false;
   };
   std::vector<Counter> counters;
+  std::vector<IntervalRow> intervals;  // the sizes with intervals (none without --interval)
 };
 
 struct FailedPoint {

@@ -11,6 +11,7 @@
 
 #include "report/data_table.h"
 #include "report/link_matrix.h"
+#include "report/series_figure.h"
 #include "workloads/workload.h"
 #include "workloads/workload_fields.h"
 
@@ -38,8 +39,6 @@ const nlohmann::json* largest_with_hosts(const nlohmann::json& record) {
   return best;
 }
 
-std::string size_text(uint64_t size) { return format_size(size) + (size >= 1024 ? "iB" : " B"); }
-
 // op, QP type and mode of a round's matrix values: the figures' short workload name.
 std::string workload_name(const nlohmann::json& values) {
   std::string w;
@@ -65,7 +64,7 @@ Figure host_traffic_figure(const std::string& name, const nlohmann::json& record
   const std::string workload = workload_name(values);
   const long repetition = static_cast<long>(number(record, "repetition").value_or(1));
   const std::string title =
-      "Host traffic: " + text(record, "round") + " at " + size_text(size) +
+      "Host traffic: " + text(record, "round") + " at " + size_label(size) +
       (workload.empty() ? "" : " — " + workload) +
       (repetition > 1 ? " (repetition " + std::to_string(repetition) + ")" : "");
   return template_figure(name, "host_traffic",
@@ -99,7 +98,7 @@ Figure fairness_figure(const std::string& name, const Fairness& c, const std::st
   }
   const std::string workload = workload_name(c.values);
   const std::string title =
-      "Incast fairness at " + size_text(c.size) + (workload.empty() ? "" : " — " + workload);
+      "Incast fairness at " + size_label(c.size) + (workload.empty() ? "" : " — " + workload);
   return template_figure(
       name, "incast_fairness",
       "# rdmabench plot data of " + name + ".gp: " + title +
