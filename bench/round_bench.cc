@@ -38,6 +38,7 @@ class FakeLauncher : public Launcher {
  public:
   explicit FakeLauncher(std::string document_file) : doc_(std::move(document_file)) {}
   const std::string& host() const override { return host_; }
+  const char* kind() const override { return "local"; }
   CommandOutput run(const std::vector<std::string>&, double) override { return {}; }
   std::unique_ptr<Job> start(const std::vector<std::string>& argv, const std::string&) override {
     SpawnOptions o;

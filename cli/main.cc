@@ -236,6 +236,9 @@ int main(int argc, char** argv) {
   sweep->add_flag("--resume", swopt.resume, "run only the points without an ok result in --out");
   sweep->add_flag("--dry-run", swopt.dry_run, "print the points and commands; touch no host");
   sweep->add_option("--jobs", swopt.jobs, "host pairs run in parallel (default 1)");
+  sweep->add_option("--launcher", swopt.launcher,
+                    "how commands reach the hosts: ssh (default) or slurm (job steps of the "
+                    "allocation the sweep runs in); overrides the campaign's \"launcher\"");
 
   // Value names for the options declared above as plain text (CLI11 would say TEXT).
   const std::pair<const char*, const char*> kValueNames[] = {{"--bind", "ADDR"},
@@ -288,7 +291,8 @@ int main(int argc, char** argv) {
   examples(sweep,
            "  rdmabench sweep configs/quick.json --out out/quick\n"
            "  rdmabench sweep configs/fabric-pairwise.json --dry-run\n"
-           "  rdmabench sweep configs/quick.json --out out/quick --resume\n");
+           "  rdmabench sweep configs/quick.json --out out/quick --resume\n"
+           "  salloc -N 4 rdmabench sweep configs/fabric-pairwise.json --launcher slurm\n");
   examples(plot,
            "  rdmabench plot out/quick                # PNGs next to the results\n"
            "  rdmabench plot a.json b.json -o figs --format svg\n");

@@ -31,7 +31,33 @@ double get_seconds(const nlohmann::json& j, const std::string& key, const std::s
   return it->get<double>();
 }
 
-std::vector<HostPair> parse_pairs(const nlohmann::json& hosts, const std::string& self_exe) {
+// "launcher" (or --launcher), and with "slurm" the allocation the sweep runs in.
+void parse_launcher(const nlohmann::json& j, const CampaignOptions& options, Campaign& c) {
+  const std::string allowed =
+      "\"ssh\" (the default) or \"slurm\" (job steps of the Slurm "
+      "allocation the sweep runs in)";
+  std::string field = "--launcher";
+  if (!options.launcher.empty()) {
+    c.launcher = options.launcher;
+  } else if (auto it = j.find("launcher"); it != j.end()) {
+    field = "/launcher";
+    c.launcher = get_string(*it, field, allowed);
+  }
+  if (std::find(kLaunchers.begin(), kLaunchers.end(), c.launcher) == kLaunchers.end())
+    throw ConfigError(field, nlohmann::json(c.launcher).dump(), allowed);
+  if (c.launcher != "slurm") return;
+  if (!options.allocation)
+    throw ConfigError(field, "\"slurm\"", "a sweep that runs inside a Slurm allocation");
+  try {
+    c.allocation = options.allocation();
+  } catch (const ConfigError& e) {
+    if (e.field() != "launcher") throw;
+    throw ConfigError(field, "\"slurm\"", e.allowed());
+  }
+}
+
+std::vector<HostPair> parse_pairs(const nlohmann::json& hosts, const std::string& self_exe,
+                                  const SlurmAllocation* allocation) {
   std::vector<HostPair> pairs;
   if (!hosts.is_array() || hosts.empty())
     throw ConfigError(
@@ -59,6 +85,8 @@ std::vector<HostPair> parse_pairs(const nlohmann::json& hosts, const std::string
         parse_host_spec(require(h, "client", p, "the client host"), p + "/client", self_exe);
     if (auto it = h.find("connect_address"); it != h.end())
       pair.connect_address = parse_connect_address(*it, p + "/connect_address");
+    check_in_allocation(pair.server, p + "/server/host", allocation);
+    check_in_allocation(pair.client, p + "/client/host", allocation);
     pairs.push_back(std::move(pair));
   }
   return pairs;
@@ -87,11 +115,12 @@ std::vector<Flow> fabric_links(const FabricSpec& f) {
 }  // namespace
 
 Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
-                        const std::string& self_exe) {
+                        const std::string& self_exe, const CampaignOptions& options) {
   if (!j.is_object()) throw ConfigError("/", brief_json(j), "a campaign object");
-  check_keys(j, "",
-             {"name", "description", "hosts", "fabric", "ssh_config", "connect_timeout_s", "matrix",
-              "search", "exclude", "repetitions", "timeout_s", "token"});
+  check_keys(
+      j, "",
+      {"name", "description", "hosts", "fabric", "launcher", "ssh_config", "connect_timeout_s",
+       "matrix", "search", "exclude", "repetitions", "timeout_s", "token"});
   Campaign c;
   c.name = get_string(require(j, "name", "", "the campaign's name"), "/name", "a non-empty string");
   if (c.name.empty() || c.name.find('\n') != std::string::npos)
@@ -99,15 +128,17 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   if (auto it = j.find("description"); it != j.end())
     c.description = get_string(*it, "/description", "a string");
 
+  parse_launcher(j, options, c);
+  const SlurmAllocation* allocation = c.allocation ? &*c.allocation : nullptr;
   if (auto fabric = j.find("fabric"); fabric != j.end()) {
     if (auto it = j.find("hosts"); it != j.end())
       throw ConfigError(
           "/hosts", brief_json(*it),
           "either \"hosts\" (host pairs) or \"fabric\" (hosts and a pattern), not both");
-    c.fabric = parse_fabric(*fabric, "/fabric", base_dir, self_exe);
+    c.fabric = parse_fabric(*fabric, "/fabric", base_dir, self_exe, allocation);
   } else {
     c.pairs = parse_pairs(require(j, "hosts", "", "a list of host pairs (or a \"fabric\" block)"),
-                          self_exe);
+                          self_exe, allocation);
   }
 
   if (auto it = j.find("ssh_config"); it != j.end()) {
@@ -185,7 +216,8 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   return c;
 }
 
-Campaign load_campaign(const std::string& path, const std::string& self_exe) {
+Campaign load_campaign(const std::string& path, const std::string& self_exe,
+                       const CampaignOptions& options) {
   std::ifstream in(path);
   if (!in) throw ConfigError("campaign file", path, "a readable file");
   std::stringstream ss;
@@ -200,7 +232,7 @@ Campaign load_campaign(const std::string& path, const std::string& self_exe) {
   if (auto slash = path.rfind('/'); slash != std::string::npos) dir = path.substr(0, slash);
   if (dir.empty() && !path.empty() && path.front() == '/') dir = "/";
   try {
-    return parse_campaign(j, dir, self_exe);
+    return parse_campaign(j, dir, self_exe, options);
   } catch (const ConfigError& e) {
     // Prefix the file so the message reads "invalid PATH /matrix/op/2 '...': ...".
     throw ConfigError(path + ": " + e.field(), e.value(), e.allowed());

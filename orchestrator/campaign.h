@@ -5,6 +5,7 @@
 // and every error names the JSON path of the bad value (e.g. "/matrix/op/2"); expand() turns it
 // into the ordered list of points, each with a stable id, and marks the invalid combinations
 // (per the client's own validation) as skipped with the reason.
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "orchestrator/host_spec.h"
 #include "orchestrator/matrix.h"
 #include "orchestrator/search.h"
+#include "orchestrator/slurm_allocation.h"
 
 namespace rdmabench {
 
@@ -39,7 +41,11 @@ struct Campaign {
   // appear: two host indices each, so a 1,000-host pairwise fabric's million links stay small.
   std::vector<Flow> links;
   std::string ssh_config;  // "" = ssh's defaults (~/.ssh/config)
-  Matrix matrix;           // empty with `search`
+  // How commands reach the hosts other than "local": "ssh" (the default) or "slurm" (job steps
+  // of the allocation the sweep runs in: slurm_launcher.h); `allocation` is that allocation.
+  std::string launcher = "ssh";
+  std::optional<SlurmAllocation> allocation;
+  Matrix matrix;  // empty with `search`
   std::vector<Exclude> excludes;
   std::optional<Search> search;  // a "search" block instead of a matrix
   SearchDraw draw;               // its runs, drawn when the campaign is parsed
@@ -93,12 +99,23 @@ struct Expansion {
   size_t excluded = 0;  // dropped by `exclude`
 };
 
+// What the command line adds to the file: `launcher` overrides the file's "launcher" (sweep
+// --launcher; "" = the file's); `allocation` is asked once, only when the launcher is slurm
+// (find_slurm_allocation; tests give a fixed one). With slurm, every host other than "local" must
+// be a node of the allocation, and a fabric without "hosts" or "hostfile" runs on all of them.
+struct CampaignOptions {
+  std::string launcher;
+  std::function<SlurmAllocation()> allocation;
+};
+inline const std::vector<std::string> kLaunchers = {"ssh", "slurm"};
+
 // `base_dir`: folder of the campaign file (a relative ssh_config is relative to it);
 // `self_exe`: the path that "rdmabench": "self" stands for.
 Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
-                        const std::string& self_exe);
+                        const std::string& self_exe, const CampaignOptions& options = {});
 // Reads and parses a campaign file (ConfigError for unreadable files and bad JSON too).
-Campaign load_campaign(const std::string& path, const std::string& self_exe);
+Campaign load_campaign(const std::string& path, const std::string& self_exe,
+                       const CampaignOptions& options = {});
 
 Expansion expand(const Campaign& c);
 

@@ -5,6 +5,7 @@
 #include "orchestrator/launcher.h"
 #include "orchestrator/point_runner.h"
 #include "orchestrator/shell_quote.h"
+#include "orchestrator/slurm_launcher.h"
 #include "workloads/workload_fields.h"
 
 namespace rdmabench {
@@ -80,23 +81,30 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   if (c.fabric) print_fabric(out, *c.fabric);
   out << "output: " << out_dir << "/<point_id>.json, " << out_dir << "/index.jsonl, " << out_dir
       << "/env/<host>.json\n";
-  out << "timeout per point: " << c.timeout_s << " s; ssh connect timeout: " << c.connect_timeout_s
+  out << "timeout per point: " << c.timeout_s << " s; connect timeout: " << c.connect_timeout_s
       << " s\n";
+  if (c.allocation)
+    out << "launcher: slurm, allocation " << c.allocation->job_id << " (" << c.allocation->nodelist
+        << ", " << c.allocation->nodes.size() << " node(s))\n";
   out << "hosts:\n";
   for (const auto& [host, l] : launchers) out << "  " << host << ": " << l->describe() << "\n";
-  bool any_ssh = false;
-  for (const auto& [host, l] : launchers) any_ssh = any_ssh || host != "local";
-  if (any_ssh) {
-    out << "  WRAPPER (run by sh on the remote side):\n";
-    const std::string& w = remote_job_script();
+  auto print_wrapper = [&](const char* title, const std::string& w) {
+    out << "  " << title << ":\n";
     size_t start = 0;
     while (start < w.size()) {
       size_t nl = w.find('\n', start);
       out << "    | " << w.substr(start, nl - start) << "\n";
-      if (nl == std::string::npos) break;
+      if (nl == std::string::npos || nl + 1 == w.size()) break;
       start = nl + 1;
     }
+  };
+  bool any_ssh = false, any_slurm = false;
+  for (const auto& [host, l] : launchers) {
+    any_ssh = any_ssh || std::string(l->kind()) == "ssh";
+    any_slurm = any_slurm || std::string(l->kind()) == "slurm";
   }
+  if (any_ssh) print_wrapper("WRAPPER (run by sh on the remote side)", remote_job_script());
+  if (any_slurm) print_wrapper("WRAPPER (run by sh in the step)", slurm_step_script());
   out << "points:\n";
   // A point's commands; a fabric's flows of one combination differ only in their hosts, so a
   // fabric shows them for the first flow of each combination and every point on one line.

@@ -36,6 +36,29 @@ FabricHost parse_fabric_host(const nlohmann::json& j, const std::string& path,
   return h;
 }
 
+// Every node of the allocation, each with the keys of `defaults` (a host object without "host"
+// and "name").
+std::vector<FabricHost> allocation_hosts(const nlohmann::json& defaults, const std::string& path,
+                                         const SlurmAllocation& allocation,
+                                         const std::string& self_exe) {
+  if (!defaults.is_object())
+    throw ConfigError(path, brief_json(defaults),
+                      "an object of host keys every node gets (device, gid_index, rdmabench, "
+                      "cpus, numa), {} for the defaults");
+  for (const char* key : {"host", "name", "connect_address"})
+    if (defaults.contains(key))
+      throw ConfigError(path + "/" + key, brief_json(defaults[key]),
+                        "no per-host key here: the hosts are the allocation's nodes (keys every "
+                        "node gets: device, gid_index, rdmabench, cpus, numa)");
+  std::vector<FabricHost> hosts;
+  for (const auto& node : allocation.nodes) {
+    nlohmann::json obj = defaults;
+    obj["host"] = node;
+    hosts.push_back(parse_fabric_host(obj, path, self_exe));
+  }
+  return hosts;
+}
+
 std::string read_text(const std::string& file, const std::string& path) {
   std::ifstream in(file);
   if (!in) throw ConfigError(path, nlohmann::json(file).dump(), "a readable hostfile");
@@ -110,20 +133,37 @@ std::vector<FabricHost> parse_hostfile(const std::string& text, const std::strin
 }
 
 FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
-                        const std::string& base_dir, const std::string& self_exe) {
+                        const std::string& base_dir, const std::string& self_exe,
+                        const SlurmAllocation* allocation) {
   if (!j.is_object())
     throw ConfigError(path, brief_json(j),
-                      "an object {\"hosts\" or \"hostfile\", \"pattern\", \"max_flows_per_host\", "
-                      "\"verdicts\", \"start_delay_s\"}");
+                      "an object {\"hosts\", \"hostfile\" or \"allocation\", \"pattern\", "
+                      "\"max_flows_per_host\", \"verdicts\", \"start_delay_s\"}");
   check_keys(j, path,
-             {"hosts", "hostfile", "pattern", "max_flows_per_host", "verdicts", "start_delay_s"});
+             {"hosts", "hostfile", "allocation", "pattern", "max_flows_per_host", "verdicts",
+              "start_delay_s"});
   FabricSpec f;
   const auto hosts = j.find("hosts");
   const auto hostfile = j.find("hostfile");
-  if ((hosts == j.end()) == (hostfile == j.end()))
+  auto from_allocation = j.find("allocation");
+  const int sources = (hosts != j.end()) + (hostfile != j.end()) + (from_allocation != j.end());
+  if (sources == 0 && allocation != nullptr) {
+    f.hosts =
+        allocation_hosts(nlohmann::json::object(), path + "/allocation", *allocation, self_exe);
+    f.allocation = allocation->job_id;
+  } else if (sources != 1) {
     throw ConfigError(path + "/hosts", hosts == j.end() ? "(missing)" : brief_json(*hosts),
-                      "either \"hosts\" (a list) or \"hostfile\" (a file of one host a line)");
-  if (hosts != j.end()) {
+                      "one of \"hosts\" (a list), \"hostfile\" (a file of one host a line) or "
+                      "\"allocation\" (the nodes of the Slurm allocation)");
+  } else if (from_allocation != j.end()) {
+    if (allocation == nullptr)
+      throw ConfigError(path + "/allocation", brief_json(*from_allocation),
+                        "no \"allocation\" without the slurm launcher (\"launcher\": \"slurm\" "
+                        "or sweep --launcher slurm): name the hosts with \"hosts\" or "
+                        "\"hostfile\"");
+    f.hosts = allocation_hosts(*from_allocation, path + "/allocation", *allocation, self_exe);
+    f.allocation = allocation->job_id;
+  } else if (hosts != j.end()) {
     if (!hosts->is_array())
       throw ConfigError(path + "/hosts", brief_json(*hosts), "a list of hosts");
     for (size_t i = 0; i < hosts->size(); ++i)
@@ -136,7 +176,11 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
     if (f.hostfile.front() != '/' && !base_dir.empty()) f.hostfile = base_dir + "/" + f.hostfile;
     f.hosts = parse_hostfile(read_text(f.hostfile, path + "/hostfile"), f.hostfile, self_exe);
   }
-  const std::string where = hosts != j.end() ? path + "/hosts" : f.hostfile;
+  const std::string where = !f.allocation.empty() ? path + "/allocation"
+                            : hosts != j.end()    ? path + "/hosts"
+                                                  : f.hostfile;
+  for (size_t i = 0; i < f.hosts.size(); ++i)
+    check_in_allocation(f.hosts[i].spec, where + "/" + std::to_string(i), allocation);
   if (f.hosts.size() < kMinFabricHosts || f.hosts.size() > kMaxFabricHosts)
     throw ConfigError(where, std::to_string(f.hosts.size()) + " host(s)",
                       "2 to " + std::to_string(kMaxFabricHosts) + " hosts");

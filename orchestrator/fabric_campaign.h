@@ -8,6 +8,8 @@
 //   "fabric": {
 //     "hosts": ["rb-host1", {"host": "rb-host2", "device": "rxe0", "connect_address": "10.0.0.2"}],
 //     "hostfile": "hosts.txt",             (instead of "hosts")
+//     "allocation": {"device": "mlx5_0"},  (instead of "hosts": every node of the Slurm
+//                                           allocation, slurm launcher only; the default there)
 //     "pattern": {"pattern": "pairwise"},  (fabric_plan.h; "pairs" may name hosts by name)
 //     "max_flows_per_host": 3              (or "auto", the default)
 //     "verdicts": {"bw_fraction": 0.93}    (fabric_verdicts.h; all keys optional)
@@ -17,6 +19,10 @@
 // end (host, device, gid_index, rdmabench) and "name" (default: the host; unique in the fabric:
 // several names may share one machine, e.g. "local" on the testbed) and "connect_address" (the
 // address its peers connect to; default: the one in its server's ready line).
+//
+// "allocation": the nodes of the Slurm allocation the sweep runs in, in Slurm's order, each with
+// the keys of the object (device, gid_index, rdmabench, cpus, numa; {} for the defaults). With the
+// slurm launcher, a block with none of hosts, hostfile and allocation means "allocation": {}.
 //
 // Hostfile: one host a line, "HOST [key=value ...]" with the same keys; '#' starts a comment;
 // blank lines are skipped. A relative path is relative to the campaign file's folder.
@@ -43,7 +49,8 @@ struct FabricHost {
 
 struct FabricSpec {
   std::vector<FabricHost> hosts;
-  std::string hostfile;  // the file the hosts came from ("" = inline)
+  std::string hostfile;    // the file the hosts came from ("" = inline)
+  std::string allocation;  // the Slurm job whose nodes the hosts are ("" = named hosts)
   FabricPattern pattern;
   std::optional<uint32_t> max_flows_per_host;  // nullopt = "auto"
   std::vector<Round> rounds;                   // planned with the explicit cap (or none)
@@ -55,9 +62,11 @@ struct FabricSpec {
 };
 inline constexpr double kMaxStartDelayS = 60;
 
-// `path`: the block's JSON path ("/fabric"); `base_dir`: the campaign file's folder.
+// `path`: the block's JSON path ("/fabric"); `base_dir`: the campaign file's folder;
+// `allocation`: the Slurm allocation with the slurm launcher (hosts must lie in it), else null.
 FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
-                        const std::string& base_dir, const std::string& self_exe);
+                        const std::string& base_dir, const std::string& self_exe,
+                        const SlurmAllocation* allocation = nullptr);
 
 // The hosts of a hostfile's text (`file` names it in errors, with the line number).
 std::vector<FabricHost> parse_hostfile(const std::string& text, const std::string& file,

@@ -40,7 +40,7 @@ std::string check_host(Launcher& l, const std::string& rdmabench, double timeout
   if (r.status != 0) {
     std::string why = last_lines(r.err.empty() ? r.out : r.err);
     throw Error(l.host() + ": '" + cmd + "' failed (exit status " + std::to_string(r.status) + ")" +
-                (r.status == 255 && !l.host().empty() && l.host() != "local" ? " (ssh)" : "") +
+                (r.status == 255 && std::string(l.kind()) == "ssh" ? " (ssh)" : "") +
                 (why.empty() ? "" : ": " + why));
   }
   std::string v = trim(r.out);

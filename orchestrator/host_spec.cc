@@ -166,4 +166,16 @@ std::string parse_connect_address(const nlohmann::json& v, const std::string& pa
   return a;
 }
 
+void check_in_allocation(const HostSpec& h, const std::string& path,
+                         const SlurmAllocation* allocation) {
+  if (allocation == nullptr || h.is_local() || allocation->has(h.host)) return;
+  std::string nodes;
+  for (const auto& n : allocation->nodes) nodes += (nodes.empty() ? "" : ", ") + n;
+  if (nodes.size() > 400) nodes = nodes.substr(0, 400) + "...";
+  throw ConfigError(path, nlohmann::json(h.host).dump(),
+                    "a node of Slurm allocation " + allocation->job_id + " (" +
+                        allocation->nodelist + ": " + nodes +
+                        "), or \"local\": the slurm launcher starts steps only inside it");
+}
+
 }  // namespace rdmabench

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/slurm_allocation.h"
+
 namespace rdmabench {
 
 struct HostSpec {
@@ -33,6 +35,11 @@ inline const std::vector<std::string> kHostSpecKeys = {"host",      "device", "g
 HostSpec parse_host_spec(const nlohmann::json& j, const std::string& path,
                          const std::string& self_exe,
                          const std::vector<std::string>& extra_keys = {});
+
+// With the slurm launcher (`allocation` not null): a host other than "local" must be a node of
+// the allocation; ConfigError naming `path`, the host and the allocation's nodes.
+void check_in_allocation(const HostSpec& h, const std::string& path,
+                         const SlurmAllocation* allocation);
 
 // "${NAME}" and "${NAME:-default}" replaced from the environment (the orchestrator's); "$${"
 // stands for a literal "${". ConfigError naming `path` for an unset variable or bad syntax.

@@ -43,6 +43,7 @@ class LocalJob : public Job {
 class LocalLauncher : public Launcher {
  public:
   const std::string& host() const override { return host_; }
+  const char* kind() const override { return "local"; }
   CommandOutput run(const std::vector<std::string>& argv, double timeout_s) override {
     SpawnOptions o;
     o.argv = argv;
@@ -76,16 +77,12 @@ class SshJob : public Job {
   SshJob(std::unique_ptr<Child> c, SshLauncher& l) : launcher_(l) { child_ = std::move(c); }
   ~SshJob() override { stop(); }
   std::optional<long> group() const override {
-    const std::string& e = child_->err();
-    size_t pos = e.find(kPgidTag);
-    if (pos != std::string::npos && (pos == 0 || e[pos - 1] == '\n')) {
-      size_t end = e.find('\n', pos);
-      if (end != std::string::npos) {
-        try {
-          long g = std::stol(e.substr(pos + std::char_traits<char>::length(kPgidTag)));
-          if (g > 1) return g;
-        } catch (const std::exception&) {
-        }
+    const std::string g = tagged_value(child_->err(), kPgidTag);
+    if (!g.empty()) {
+      try {
+        const long n = std::stol(g);
+        if (n > 1) return n;
+      } catch (const std::exception&) {
       }
     }
     if (reported_pid_ && *reported_pid_ > 1) return reported_pid_;
@@ -105,6 +102,7 @@ class SshLauncher : public Launcher {
   ~SshLauncher() override { disconnect(); }
 
   const std::string& host() const override { return host_; }
+  const char* kind() const override { return "ssh"; }
 
   // ssh and its options, up to and including the destination.
   std::vector<std::string> ssh_argv(bool master) const {
@@ -243,13 +241,31 @@ void stop_all(const std::vector<Job*>& jobs, double grace_s) {
 }
 
 std::string Job::err() const {
-  std::string e = child_->err();
-  size_t pos = e.find(kPgidTag);
-  if (pos != std::string::npos && (pos == 0 || e[pos - 1] == '\n')) {
-    size_t end = e.find('\n', pos);
-    e.erase(pos, end == std::string::npos ? std::string::npos : end - pos + 1);
-  }
-  return e;
+  return without_tagged_line(without_tagged_line(child_->err(), kPgidTag), kStepTag);
+}
+
+namespace {
+
+// Where the line "TAG ..." starts in `err` (at a line start, complete), or npos.
+size_t tagged_line(const std::string& err, std::string_view tag) {
+  for (size_t pos = err.find(tag); pos != std::string::npos; pos = err.find(tag, pos + 1))
+    if ((pos == 0 || err[pos - 1] == '\n') && err.find('\n', pos) != std::string::npos) return pos;
+  return std::string::npos;
+}
+
+}  // namespace
+
+std::string tagged_value(const std::string& err, std::string_view tag) {
+  const size_t pos = tagged_line(err, tag);
+  if (pos == std::string::npos) return "";
+  const size_t begin = pos + tag.size();
+  return err.substr(begin, err.find('\n', begin) - begin);
+}
+
+std::string without_tagged_line(std::string err, std::string_view tag) {
+  const size_t pos = tagged_line(err, tag);
+  if (pos != std::string::npos) err.erase(pos, err.find('\n', pos) - pos + 1);
+  return err;
 }
 
 const std::string& remote_job_script() {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/process.h"
@@ -29,10 +30,12 @@ class Job {
   Child& process() { return *child_; }
   bool running() { return child_->running(); }
   const std::string& out() const { return child_->out(); }
-  // stderr of the command, without the wrapper's own line.
+  // stderr of the command, without the wrapper's own line (ssh, slurm).
   std::string err() const;
   // The remote process group, once known (ssh: from the wrapper's line; local: the child).
-  virtual std::optional<long> group() const = 0;
+  virtual std::optional<long> group() const { return std::nullopt; }
+  // The Slurm job step ("JOB.STEP") the command runs as, once known (slurm launcher); "" else.
+  virtual std::string step() const { return ""; }
   // The pid the command itself reported (the server's ready line): a fallback for group().
   void set_reported_pid(long pid) { reported_pid_ = pid; }
   // Stops the command and everything it started, there and here; waits until they are gone
@@ -55,8 +58,10 @@ void stop_all(const std::vector<Job*>& jobs, double grace_s = 5.0);
 class Launcher {
  public:
   virtual ~Launcher() = default;
-  // The campaign's name for the host: "local" or the ssh destination.
+  // The campaign's name for the host: "local", the ssh destination or the Slurm node.
   virtual const std::string& host() const = 0;
+  // How commands reach it: "local", "ssh" or "slurm" (for messages).
+  virtual const char* kind() const = 0;
   // ssh: starts the control master (throws Error naming the host when it cannot connect).
   virtual void connect() {}
   virtual void disconnect() {}
@@ -78,6 +83,14 @@ struct SshSettings {
   std::string control_dir;  // private folder for the control sockets (0700)
 };
 std::unique_ptr<Launcher> make_ssh_launcher(const std::string& host, const SshSettings& s);
+
+// The line a Slurm step's wrapper prints first on stderr: "RDMABENCH_STEP <job>.<step>".
+inline constexpr std::string_view kStepTag = "RDMABENCH_STEP ";
+
+// The value of the wrapper's line "TAG value" in a job's stderr ("" until it is there), and the
+// text without that line.
+std::string tagged_value(const std::string& err, std::string_view tag);
+std::string without_tagged_line(std::string err, std::string_view tag);
 
 // The wrapper run by `sh -c` on the remote side for start() (exposed for tests and the README).
 const std::string& remote_job_script();

@@ -50,6 +50,8 @@ bool PointRecorder::record(const Point& p, const PointOutcome& o, const nlohmann
                              .error = error,
                              .host_pair = pair.name,
                              .repetition = p.repetition,
+                             .server_step = o.server_step,
+                             .client_step = o.client_step,
                              .time = utc_now()}));
   progress_.finished(p.id, ok ? "ok" : "failed", o.duration_s, error);
   return ok;

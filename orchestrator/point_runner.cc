@@ -61,6 +61,8 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
     o.ok = ok;
     o.server_log = server ? server->err() : "";
     o.client_log = client ? client->err() : "";
+    o.server_step = server ? server->step() : "";
+    o.client_step = client ? client->step() : "";
     if (!ok) o.error = failure_text(why, sh, o.server_log, ch, o.client_log);
     o.duration_s = std::chrono::duration<double>(Clock::now() - t0).count();
     return o;

@@ -19,6 +19,8 @@ struct PointOutcome {
   nlohmann::json document;  // the client's result document (null when there is none)
   std::string server_log;   // stderr of the server
   std::string client_log;   // stderr of the client
+  std::string server_step;  // the Slurm steps both ends ran as ("JOB.STEP"; slurm launcher)
+  std::string client_step;
   double duration_s = 0;
 };
 

@@ -164,6 +164,8 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
     const ServerSlot& s = servers.at(flows[i].server_name);
     o.server_log = s.job ? s.job->err() : "";
     o.client_log = clients[i] ? clients[i]->err() : "";
+    o.server_step = s.job ? s.job->step() : "";
+    o.client_step = clients[i] ? clients[i]->step() : "";
     o.duration_s = took;
     std::string why = failed[i];
     if (why.empty()) why = judge_client(*clients[i], flows[i].link.client.host, o.document);

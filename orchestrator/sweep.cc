@@ -33,6 +33,8 @@
 #include "orchestrator/point_runner.h"
 #include "orchestrator/progress.h"
 #include "orchestrator/resume.h"
+#include "orchestrator/slurm_launcher.h"
+#include "orchestrator/sweep_halt.h"
 #include "workloads/result.h"
 
 namespace rdmabench {
@@ -134,7 +136,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& stop) {
   if (opt.jobs < 1 || opt.jobs > 256)
     throw ConfigError("jobs", std::to_string(opt.jobs), "from 1 to 256");
-  const Campaign c = load_campaign(opt.campaign_file, self_exe());
+  const Campaign c = load_campaign(opt.campaign_file, self_exe(),
+                                   CampaignOptions{opt.launcher, find_slurm_allocation});
   const Expansion x = expand(c);
   const std::string dir = opt.out_dir.empty() ? "out/" + slug(c.name, 60) : opt.out_dir;
   if (x.points.empty())
@@ -183,12 +186,15 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
 
   std::unique_ptr<ControlDir> control;
   bool any_ssh = false;
-  for (const auto& [h, u] : hosts) any_ssh = any_ssh || h != "local";
+  for (const auto& [h, u] : hosts) any_ssh = any_ssh || (h != "local" && !c.allocation);
   if (any_ssh && !opt.dry_run) control = std::make_unique<ControlDir>();
   std::map<std::string, std::unique_ptr<Launcher>> launchers;
   for (const auto& [h, u] : hosts) {
     if (h == "local") {
       launchers[h] = make_local_launcher();
+    } else if (c.allocation) {
+      launchers[h] =
+          make_slurm_launcher(h, SlurmSettings{c.allocation->job_id, c.connect_timeout_s});
     } else {
       SshSettings s{c.ssh_config, c.connect_timeout_s,
                     control ? control->path() : std::string("/tmp/rdmabench-ssh.XXXXXX")};
@@ -343,6 +349,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   unsigned active_workers = 0;
 
   PointRecorder recorder(c, dir, writer, progress);
+  SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());
+  const std::atomic<bool>& halted = halt.flag();
 
   auto worker = [&] {
     std::unique_lock<std::mutex> lock(mu);
@@ -359,7 +367,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
           break;
         }
       }
-      if (stop.load() || !any_left) break;
+      if (halted.load() || !any_left) break;
       if (pick == todo.size()) {
         cv.wait_for(lock, std::chrono::milliseconds(200));
         continue;
@@ -378,7 +386,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
                        *launchers.at(pair.client.host),
                        token,
                        c.timeout_s,
-                       stop};
+                       halted};
       PointOutcome o;
       try {
         o = run_point(p, ctx);
@@ -410,7 +418,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     for (auto& [h, l] : launchers) by_host[h] = l.get();
     const FabricSweepOutcome f =
         run_fabric_sweep(todo, FabricSweepContext{c, x, dir, by_host, host_cpus, host_clocks, token,
-                                                  stop, recorder, writer, progress, out});
+                                                  halted, recorder, writer, progress, out});
     finished += f.finished;
     failed += f.failed;
     bad_links = f.bad_links;
@@ -437,13 +445,16 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   progress.close();
   for (auto& [h, l] : launchers) l->disconnect();
 
-  const bool interrupted = stop.load();
+  const bool interrupted = halted.load();
+  const bool allocation_ended = halt.allocation_ended() && !stop.load();
   out << "campaign '" << c.name << "': " << (finished - failed) << " ok, " << failed + left_out
       << " failed";
   if (left_out != 0) out << " (" << left_out << " left out with their hosts)";
   if (skipped != 0) out << ", " << skipped << " skipped";
   if (!done.empty()) out << ", " << done.size() << " done earlier";
-  if (interrupted) out << ", " << (todo.size() - finished) << " not run (interrupted)";
+  if (interrupted)
+    out << ", " << (todo.size() - finished) << " not run ("
+        << (allocation_ended ? "the allocation ended" : "interrupted") << ")";
   out << "; results in " << dir << std::endl;
   if (c.search && c.search->cliff && !interrupted) {
     try {
@@ -451,6 +462,13 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     } catch (const std::exception& e) {
       err << "rdmabench: error: cannot look for cliffs: " << e.what() << std::endl;
     }
+  }
+  if (allocation_ended) {
+    err << "rdmabench: Slurm allocation " << c.allocation->job_id
+        << " ended (its time limit, or scancel): launched nothing more; finished results are "
+           "kept. Continue in a new allocation of the same nodes with: rdmabench sweep "
+        << opt.campaign_file << " --out " << dir << " --resume" << std::endl;
+    return 1;
   }
   if (interrupted) {
     err << "rdmabench: interrupted: launched nothing more and stopped the running points; "

@@ -7,7 +7,8 @@
 //   4. run the points, at most one run per host at a time, up to N host pairs in parallel;
 //      write DIR/<point_id>.json (atomically) and append to DIR/index.jsonl as each finishes;
 //      a fabric runs its rounds instead, then judges every link (fabric_sweep.h);
-//   5. on SIGINT/SIGTERM (the `stop` flag): launch nothing more, stop what runs, keep results.
+//   5. on SIGINT/SIGTERM (the `stop` flag): launch nothing more, stop what runs, keep results;
+//      the same when the Slurm allocation of a slurm-launcher sweep ends (time limit, scancel).
 #include <atomic>
 #include <iosfwd>
 #include <string>
@@ -20,14 +21,15 @@ struct SweepOptions {
   bool resume = false;
   bool dry_run = false;
   unsigned jobs = 1;
+  std::string launcher;  // --launcher: "" = the campaign's "launcher" (ssh by default)
 };
 
 // A fabric sweep whose points all ran but judged a link bad (cli/exit_status.h: kExitBadLink).
 inline constexpr int kSweepBadLink = 6;
 
 // Exit status: 0 when every point ran ok (or was skipped as invalid), 1 when a point failed or
-// a host check failed, kSweepBadLink when all ran but a fabric link was judged bad, 130 when
-// interrupted. Throws ConfigError for a bad campaign or options.
+// a host check failed or the Slurm allocation ended, kSweepBadLink when all ran but a fabric link
+// was judged bad, 130 when interrupted. Throws ConfigError for a bad campaign or options.
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& stop);
 

@@ -34,15 +34,19 @@ std::optional<std::string> read_text(const std::string& path) {
 
 nlohmann::ordered_json index_line(const IndexEntry& e) {
   const bool skipped = e.status == "skipped";
-  return {{"point_id", e.point_id},
-          {"status", e.status},
-          {"duration_s", skipped ? nlohmann::ordered_json(0)
-                                 : nlohmann::ordered_json(std::round(e.duration_s * 1000) / 1000)},
-          {"error",
-           e.status == "ok" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.error)},
-          {"host_pair", e.host_pair},
-          {"repetition", e.repetition},
-          {"time", e.time}};
+  nlohmann::ordered_json line = {
+      {"point_id", e.point_id},
+      {"status", e.status},
+      {"duration_s", skipped ? nlohmann::ordered_json(0)
+                             : nlohmann::ordered_json(std::round(e.duration_s * 1000) / 1000)},
+      {"error",
+       e.status == "ok" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.error)},
+      {"host_pair", e.host_pair},
+      {"repetition", e.repetition},
+      {"time", e.time}};
+  if (!e.server_step.empty() || !e.client_step.empty())
+    line["slurm_steps"] = {{"server", e.server_step}, {"client", e.client_step}};
+  return line;
 }
 
 std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_lines) {
@@ -66,6 +70,10 @@ std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_
     e.error = string_or_empty(j, "error");
     e.host_pair = string_or_empty(j, "host_pair");
     e.time = string_or_empty(j, "time");
+    if (auto steps = j.find("slurm_steps"); steps != j.end() && steps->is_object()) {
+      e.server_step = string_or_empty(*steps, "server");
+      e.client_step = string_or_empty(*steps, "client");
+    }
     if (j.contains("duration_s") && j["duration_s"].is_number())
       e.duration_s = j["duration_s"].get<double>();
     if (j.contains("repetition") && j["repetition"].is_number_integer())

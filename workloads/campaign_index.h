@@ -3,7 +3,7 @@
 // finished point as the campaign goes, `rdmabench report` reads it. This is the one definition
 // of its format, for both:
 //   {"point_id", "status": "ok"|"failed"|"skipped", "duration_s", "error", "host_pair",
-//    "repetition", "time"}
+//    "repetition", "time", "slurm_steps": {"server", "client"} (slurm launcher only)}
 // A point may appear several times (a failed point rerun by --resume): the last line counts.
 // Lines about the whole sweep rather than a point carry a "record" name instead of a point_id:
 //   {"record": "cliffs", ...}    the cliffs a search campaign found (orchestrator/cliff.h,
@@ -37,6 +37,10 @@ struct IndexEntry {
   std::string error;  // "" for null (an ok point); else why it failed or was skipped
   std::string host_pair;
   long repetition = 0;
+  // The Slurm job steps the point's server and client ran as ("JOB.STEP"), slurm launcher only:
+  // the line's "slurm_steps": {"server", "client"}, left out when both are "".
+  std::string server_step = {};
+  std::string client_step = {};
   std::string time;  // UTC, when the line was written
 };
 
