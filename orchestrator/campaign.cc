@@ -234,7 +234,9 @@ Campaign load_campaign(const std::string& path, const std::string& self_exe,
   try {
     return parse_campaign(j, dir, self_exe, options);
   } catch (const ConfigError& e) {
-    // Prefix the file so the message reads "invalid PATH /matrix/op/2 '...': ...".
+    // Prefix the file so the message reads "invalid PATH /matrix/op/2 '...': ..." (not for a
+    // command-line option such as --launcher).
+    if (e.field().rfind("--", 0) == 0) throw;
     throw ConfigError(path + ": " + e.field(), e.value(), e.allowed());
   }
 }

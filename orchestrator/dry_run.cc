@@ -37,6 +37,7 @@ void print_fabric(std::ostream& out, const FabricSpec& f) {
   for (const Round& r : f.rounds) flows += r.flows.size();
   out << "fabric: " << f.hosts.size() << " hosts";
   if (!f.hostfile.empty()) out << " (from " << f.hostfile << ")";
+  if (!f.allocation.empty()) out << " (the nodes of Slurm allocation " << f.allocation << ")";
   out << ", pattern " << fabric_pattern_name(f.pattern.kind);
   if (f.pattern.kind == FabricPatternKind::kPairwise)
     out << (f.pattern.both_directions ? " (both directions: a second set of rounds, roles swapped)"

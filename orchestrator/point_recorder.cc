@@ -54,6 +54,7 @@ bool PointRecorder::record(const Point& p, const PointOutcome& o, const nlohmann
                              .client_step = o.client_step,
                              .time = utc_now()}));
   progress_.finished(p.id, ok ? "ok" : "failed", o.duration_s, error);
+  if (!ok && after_failure_) after_failure_();
   return ok;
 }
 

@@ -3,6 +3,7 @@
 // campaign fields; a failed run's document, if any, in DIR/failed/), both ends' logs
 // (DIR/logs/), and its index line; all written atomically. One place for matrix and fabric
 // sweeps alike.
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -15,8 +16,15 @@ namespace rdmabench {
 
 class PointRecorder {
  public:
-  PointRecorder(const Campaign& c, std::string dir, IndexWriter& writer, Progress& progress)
-      : c_(c), dir_(std::move(dir)), writer_(writer), progress_(progress) {}
+  // `after_failure` (optional) runs after a failed point is recorded, before the sweep goes on
+  // (the slurm launcher: is the allocation still there?).
+  PointRecorder(const Campaign& c, std::string dir, IndexWriter& writer, Progress& progress,
+                std::function<void()> after_failure = {})
+      : c_(c),
+        dir_(std::move(dir)),
+        writer_(writer),
+        progress_(progress),
+        after_failure_(std::move(after_failure)) {}
 
   // Returns whether the point succeeded (and its result was written). `extra`: more fields of
   // the document's "point" object (a fabric flow's "fabric").
@@ -29,6 +37,7 @@ class PointRecorder {
   std::string dir_;
   IndexWriter& writer_;
   Progress& progress_;
+  std::function<void()> after_failure_;
 };
 
 }  // namespace rdmabench

@@ -348,8 +348,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   size_t finished = 0, failed = 0, next_hint = 0;
   unsigned active_workers = 0;
 
-  PointRecorder recorder(c, dir, writer, progress);
   SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());
+  // A failed point may be the allocation's end: asked at once, before anything more starts.
+  PointRecorder recorder(c, dir, writer, progress, [&halt] { halt.check_now(); });
   const std::atomic<bool>& halted = halt.flag();
 
   auto worker = [&] {

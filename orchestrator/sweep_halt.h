@@ -4,6 +4,7 @@
 // scancel), found by asking squeue every `period_s` on a thread of its own. The points still
 // running then fail or are stopped; what finished is kept for `sweep --resume`.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -22,9 +23,14 @@ class SweepHalt {
   // True once the sweep must end (what the run loops watch).
   const std::atomic<bool>& flag() const { return halt_; }
   bool allocation_ended() const { return ended_.load(); }
+  // Asks squeue now (from any thread; at most once a second): a point that failed may have
+  // failed because the allocation ended, and nothing more should start if it did.
+  void check_now();
 
  private:
   void watch();
+  // One squeue; halts when the job is gone. Under mu_.
+  void check(std::unique_lock<std::mutex>& lock);
 
   const std::atomic<bool>& stop_;
   std::string job_id_;
@@ -34,6 +40,7 @@ class SweepHalt {
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
+  std::chrono::steady_clock::time_point last_check_;
   std::thread thread_;
 };
 

@@ -16,6 +16,8 @@
 #      named and left out with its link, the other two flows run and pass; the sweep exits 1.
 #   5. SIGINT while a round's flows run on all four guests: the sweep exits 130, with the hint to
 #      --resume, and no rdmabench process (server or client) is left on any guest.
+#   6. the slurm launcher on the Slurm cluster in the same guests (`fabric up 4 --slurm`):
+#      slurm_sweep_test.sh.
 # RDMABENCH_KEEP_FABRIC_RESULTS=DIR keeps the pairwise and incast folders (DIR/p, DIR/i).
 # The absolute verdict (port_fraction) stays off: soft RDMA reports a port speed it never nears.
 # Usage: fabric_hosts_test.sh RDMABENCH CHECK_RESULTS. Fails (never skips) when the fabric cannot
@@ -47,8 +49,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-step "1. fabric up 4 ($RDMABENCH_FABRIC_DIR)"
-CFG=$(timeout 900 "$SOFTROCE" fabric up 4) || fail "testbed/softroce fabric up 4 failed"
+step "1. fabric up 4 --slurm ($RDMABENCH_FABRIC_DIR)"
+CFG=$(timeout 900 "$SOFTROCE" fabric up 4 --slurm) || fail "testbed/softroce fabric up 4 --slurm failed"
 timeout 60 "$SOFTROCE" fabric status >"$WORK/status.out" || { show "$WORK/status.out"; fail "fabric status exited with $?"; }
 show "$WORK/status.out"
 grep -q '^fabric: up (.*, 4 guests)' "$WORK/status.out" || fail "fabric status does not say up with 4 guests"
@@ -203,4 +205,6 @@ for n in 1 2 3 4; do
 done
 grep -q -- "--resume" "$WORK/int.err" || fail "no hint to --resume"
 
-echo "PASS: fabric over 4 guests: the planted bad link found alone, incast, an unreachable host left out, Ctrl-C" >&2
+"$(dirname "$0")/slurm_sweep_test.sh" "$BIN" "$CHECK" "$WORK" || exit 1
+
+echo "PASS: fabric over 4 guests: the planted bad link found alone, incast, an unreachable host left out, Ctrl-C; the slurm launcher" >&2

@@ -1,0 +1,216 @@
+#!/bin/bash
+# Testbed test: campaigns through the slurm launcher, on the Slurm cluster in the fabric's guests
+# (testbed/slurm; run by fabric_hosts_test.sh on its fabric, after `fabric up 4 --slurm`). The
+# sweep runs on rb-host1 inside `salloc`, every server and client a job step started by srun.
+#   1. a pairwise fabric of the allocation's 3 nodes (no hosts named): every link measured, the
+#      step ids of both ends in every index line, no rdmabench step left (squeue --steps).
+#   2. one host-pair campaign run with both launchers (ssh from this machine, slurm from
+#      rb-host1): compare_sweeps.py finds the same documents, env files and index, field by field.
+#   3. errors, before anything runs: a sweep outside an allocation, a host outside it (exit 2).
+#   4. a point that times out and a sweep interrupted by SIGINT: the steps are cancelled, nothing
+#      is left (squeue --steps, pgrep on the nodes); the token was never on a command line
+#      (ps on the nodes and scontrol show step while the steps ran).
+#   5. the allocation cancelled mid-campaign: the sweep stops and says so, the finished point is
+#      kept, and --resume in a new allocation runs the rest.
+#   6. a node that cannot start steps (its slurmd stopped, in an allocation made with --no-kill):
+#      the pairwise fabric leaves it out with its links, like an unreachable ssh host, and runs
+#      the rest (exit 1). Last: the node stays down until the fabric goes.
+# Usage: slurm_sweep_test.sh RDMABENCH CHECK_RESULTS WORK (RDMABENCH_FABRIC_DIR: a fabric of at
+# least 3 guests with Slurm up; WORK: a folder the guests can read and write).
+set -u
+BIN=${1:?usage: slurm_sweep_test.sh RDMABENCH CHECK_RESULTS WORK}
+CHECK=${2:?usage: slurm_sweep_test.sh RDMABENCH CHECK_RESULTS WORK}
+W=${3:?usage: slurm_sweep_test.sh RDMABENCH CHECK_RESULTS WORK}/slurm
+BIN=$(readlink -f "$BIN")
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SLURM=$ROOT/testbed/slurm
+# shellcheck source=tests/orchestrator/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
+mkdir -p "$W" && chmod 755 "$W"
+
+timeout 60 "$SLURM" status >"$W/status.out" || { show "$W/status.out"; fail "testbed/slurm is not up"; }
+eval "$(timeout 60 "$SLURM" env)" || fail "testbed/slurm env failed"
+eval "$(timeout 60 "$ROOT/testbed/softroce" fabric env)" || fail "fabric env failed"
+# on1 CMD...: CMD on rb-host1 with Slurm's commands (bounded; stdin closed).
+on1() { timeout 900 "$SLURM" exec "$@" </dev/null; }
+# on N CMD: a shell command on rb-hostN.
+on() { timeout 120 ssh -F "$RB_FABRIC_SSH_CONFIG" "rb-host$1" "$2" </dev/null; }
+TOKEN=tok-SECRET-5lurm
+# The script each allocation runs on rb-host1: the sweep, then the steps still there.
+cat >"$W/in_alloc.sh" <<EOF
+#!/bin/bash
+out=\$1; shift
+echo "\$SLURM_JOB_ID" >"\$out.job"
+# (WAIT_GO=1: not before the test has prepared the nodes.)
+while [ -n "\${WAIT_GO:-}" ] && [ ! -e "\$out.go" ]; do sleep 0.5; done
+"$BIN" sweep "\$@" --out "\$out" >"\$out.out" 2>"\$out.err"
+rc=\$?
+squeue -h --steps -j "\$SLURM_JOB_ID" -o '%i %j' >"\$out.steps"
+exit \$rc
+EOF
+# campaign OUT PYTHON: a host-pair campaign rb-host2 (server) <- rb-host3 (client) with this
+# build's rdmabench, PYTHON applied to it (`c`, `host(n)`).
+campaign() {
+    python3 - "$1" "$2" <<'PY'
+import json, os, sys
+def host(n):
+    return {"host": "rb-host%d" % n, "device": os.environ["RB_HOST%d_DEVICE" % n],
+            "gid_index": int(os.environ["RB_HOST%d_GID_INDEX" % n]), "rdmabench": os.environ["BIN"]}
+c = {"name": "slurm", "token": os.environ["TOKEN"], "ssh_config": os.environ["RB_FABRIC_SSH_CONFIG"],
+     "hosts": [{"name": "3-to-2", "server": host(2), "client": host(3),
+                "connect_address": os.environ["RB_HOST2_ADDR"]}],
+     "matrix": {"op": ["write", "send"], "mode": "lat", "sizes": [[64]], "iterations": 2000,
+                "timeout_s": 60},
+     "timeout_s": 120}
+exec(sys.argv[2])
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+}
+export BIN TOKEN RB_FABRIC_SSH_CONFIG RB_HOST1_DEVICE RB_HOST2_DEVICE RB_HOST3_DEVICE \
+    RB_HOST1_GID_INDEX RB_HOST2_GID_INDEX RB_HOST3_GID_INDEX RB_HOST2_ADDR
+# no_steps_left OUT: the allocation's steps after the sweep (OUT.steps) hold no rdmabench step.
+no_steps_left() {
+    [ -f "$1.steps" ] || fail "no list of the steps after the sweep ($1.steps)"
+    ! grep -q rdmabench "$1.steps" || { show "$1.steps"; fail "rdmabench steps left in the allocation"; }
+}
+
+step "slurm 1. a pairwise fabric of the allocation's three nodes, every end a job step"
+campaign "$W/pw.json" 'del c["hosts"]
+c["launcher"] = "slurm"
+c["fabric"] = {"allocation": {k: v for k, v in host(1).items() if k != "host"},
+               "pattern": {"pattern": "pairwise"}, "start_delay_s": 1,
+               "verdicts": {"bw_fraction": 0.1}}  # (one flow a round: no planted link here)
+c["matrix"] = {"op": "write", "mode": "bw", "sizes": [[4096]], "duration_s": 1, "warmup_s": 0.2,
+               "timeout_s": 60}' || fail "cannot write the pairwise campaign"
+on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/pw" "$W/pw.json"
+rc=$?
+show "$W/pw.out" "$W/pw.err"
+[ "$rc" = 0 ] || fail "the pairwise sweep through srun exited with $rc"
+counts=$("$CHECK" "$W/pw") || fail "the pairwise results do not validate ($counts)"
+case $counts in "ok=6 failed=0 skipped=0 results=6 "*" envs=3") ;; *) fail "pairwise: got $counts" ;; esac
+no_steps_left "$W/pw"
+python3 - "$W/pw" "$(cat "$W/pw.job")" <<'PY' || fail "the index does not name each point's steps"
+import json, re, sys
+lines = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
+points = [l for l in lines if "point_id" in l]
+assert len(points) == 6, points
+seen = set()
+for p in points:
+    s = p["slurm_steps"]
+    for end in ("server", "client"):
+        assert re.fullmatch(re.escape(sys.argv[2]) + r"\.\d+", s[end]), p
+    assert s["client"] not in seen, p
+    seen.add(s["client"])
+print("6 links, each with its steps, e.g. %s" % points[0]["slurm_steps"])
+PY
+
+step "slurm 2. one campaign with both launchers: the same documents, env files and index"
+campaign "$W/both.json" '' || fail "cannot write the host-pair campaign"
+"$BIN" sweep "$W/both.json" --out "$W/by-ssh" >"$W/by-ssh.out" 2>&1 || { show "$W/by-ssh.out"; fail "the ssh sweep failed"; }
+on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/by-slurm" "$W/both.json" --launcher slurm
+rc=$?
+show "$W/by-slurm.out" "$W/by-slurm.err"
+[ "$rc" = 0 ] || fail "the same campaign through srun exited with $rc"
+no_steps_left "$W/by-slurm"
+python3 "$(dirname "$0")/compare_sweeps.py" "$W/by-ssh" "$W/by-slurm" >"$W/compare.out"
+rc=$?
+show "$W/compare.out"
+[ "$rc" = 0 ] || fail "the two launchers wrote different results"
+
+step "slurm 3. refused before anything runs: outside an allocation, a host outside it"
+on1 "$BIN" sweep "$W/both.json" --launcher slurm --out "$W/none" >"$W/none.out" 2>&1
+rc=$?
+show "$W/none.out"
+[ "$rc" = 2 ] && grep -q "not inside a Slurm allocation (SLURM_JOB_ID is not set)" "$W/none.out" ||
+    fail "outside an allocation: expected exit 2 and the reason, got $rc"
+[ ! -e "$W/none" ] || fail "a refused sweep created its results folder"
+on1 salloc -N 2 -w "rb-host[1-2]" bash "$W/in_alloc.sh" "$W/outside" "$W/both.json" --launcher slurm
+rc=$?
+show "$W/outside.err"
+[ "$rc" = 2 ] && grep -q '/hosts/0/client/host .*"rb-host3".*a node of Slurm allocation' "$W/outside.err" ||
+    fail "a host outside the allocation: expected exit 2 naming /hosts/0/client/host, got $rc"
+
+step "slurm 4. a point that times out, then SIGINT: the steps are cancelled, the token never shown"
+campaign "$W/stop.json" 'c["launcher"] = "slurm"
+c["matrix"] = {"op": ["write", "send"], "mode": "bw", "sizes": [[4096]], "duration_s": 60,
+               "timeout_s": 120}
+c["timeout_s"] = 25' || fail "cannot write the campaign to stop"
+on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/stop" "$W/stop.json" &
+pid=$!
+# While the second point runs (the first timed out): the command lines on the nodes and the
+# steps as Slurm shows them.
+deadline=$((SECONDS + 300))
+until grep -q '"status":"failed"' "$W/stop/index.jsonl" 2>/dev/null && [ -n "$(on 3 'pgrep -x rdmabench')" ]; do
+    [ "$SECONDS" -lt "$deadline" ] && kill -0 "$pid" 2>/dev/null || { show "$W/stop.out" "$W/stop.err"; fail "the second point did not start"; }
+    sleep 2
+done
+for n in 2 3; do on "$n" 'ps -eo args'; done >"$W/ps.out"
+on1 scontrol show step "$(cat "$W/stop.job")" >"$W/steps.out" 2>&1
+grep -q "rdmabench server" "$W/ps.out" && grep -q "rdmabench" "$W/steps.out" ||
+    { show "$W/ps.out" "$W/steps.out"; fail "did not see the running steps"; }
+! grep -q "$TOKEN" "$W/ps.out" "$W/steps.out" || fail "the token is on a command line or in scontrol's view"
+on 1 'pkill -INT -x rdmabench' || fail "cannot send SIGINT to the sweep on rb-host1"
+wait "$pid"
+rc=$?
+show "$W/stop.out" "$W/stop.err"
+[ "$rc" = 130 ] || fail "expected exit status 130 after SIGINT, got $rc"
+grep -q '"error":"timed out after 25 s' "$W/stop/index.jsonl" || fail "the first point did not time out"
+no_steps_left "$W/stop"
+for n in 2 3; do
+    left=$(on "$n" "pgrep -ax rdmabench")
+    [ -z "$left" ] || fail "left running on rb-host$n: $left"
+done
+
+step "slurm 5. the allocation cancelled mid-campaign: results kept, --resume in a new one"
+campaign "$W/end.json" 'c["launcher"] = "slurm"
+c["matrix"]["op"] = ["write", "send", "read"]' || fail "cannot write the campaign to cut short"
+on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/end" "$W/end.json" &
+pid=$!
+deadline=$((SECONDS + 300))
+until grep -q '"status":"ok"' "$W/end/index.jsonl" 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] && kill -0 "$pid" 2>/dev/null || { show "$W/end.out" "$W/end.err"; fail "the first point did not finish"; }
+    sleep 1
+done
+on1 scancel "$(cat "$W/end.job")" || fail "scancel of the allocation failed"
+timeout 120 tail --pid="$pid" -f /dev/null || fail "the sweep did not end within 120 s of the scancel"
+wait "$pid"
+rc=$?
+show "$W/end.out" "$W/end.err"
+[ "$rc" = 1 ] && grep -q "Slurm allocation $(cat "$W/end.job") ended (its time limit, or scancel)" "$W/end.err" ||
+    fail "the sweep whose allocation ended: expected exit 1 and the reason, got $rc"
+grep -q '"status":"ok"' "$W/end/index.jsonl" || fail "the finished point was not kept"
+on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/end" "$W/end.json" --resume
+rc=$?
+show "$W/end.out" "$W/end.err"
+[ "$rc" = 0 ] || fail "--resume in a new allocation exited with $rc"
+grep -q "already done" "$W/end.out" || fail "--resume ran the finished point again"
+counts=$("$CHECK" "$W/end") || fail "the resumed results do not validate ($counts)"
+case $counts in "ok=3 failed=0 skipped=0 results=3 "*) ;; *) fail "resumed: got $counts" ;; esac
+no_steps_left "$W/end"
+
+step "slurm 6. a node whose slurmd is gone is left out with its links; the rest runs"
+python3 - "$W/pw.json" "$W/down.json" <<'PY' || fail "cannot write the campaign with a node down"
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["connect_timeout_s"] = 20  # srun gives up on the node after about 12 s
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+on1 env WAIT_GO=1 salloc -N 3 -w "rb-host[1-3]" --no-kill bash "$W/in_alloc.sh" "$W/down" "$W/down.json" &
+pid=$!
+deadline=$((SECONDS + 120))
+until [ -s "$W/down.job" ]; do
+    [ "$SECONDS" -lt "$deadline" ] && kill -0 "$pid" 2>/dev/null || fail "no allocation for the node-down sweep"
+    sleep 0.5
+done
+on 3 'kill $(cat /run/rb-slurm/slurmd.pid)' || fail "cannot stop slurmd on rb-host3"
+touch "$W/down.go"
+timeout 600 tail --pid="$pid" -f /dev/null || fail "the node-down sweep did not end within 600 s"
+wait "$pid"
+rc=$?
+show "$W/down.out" "$W/down.err"
+[ "$rc" = 1 ] || fail "a node down: expected exit 1, got $rc"
+grep -q 'fabric host rb-host3 is left out, with its links' "$W/down.err" || fail "rb-host3 is not named as left out"
+counts=$("$CHECK" "$W/down") || fail "the node-down results do not validate ($counts)"
+case $counts in "ok=2 failed=4 skipped=0 results=2 "*) ;; *) fail "node down: got $counts" ;; esac
+
+echo "PASS: the slurm launcher: a pairwise fabric, the same results as ssh, refusals, timeout and SIGINT cancel the steps, resume after the allocation ended, a node down left out" >&2
