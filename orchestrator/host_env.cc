@@ -1,6 +1,8 @@
 #include "orchestrator/host_env.h"
 
 #include <ctime>
+#include <map>
+#include <sstream>
 
 #include "harness/error.h"
 #include "harness/utc_time.h"
@@ -55,39 +57,79 @@ std::string check_host(Launcher& l, const std::string& rdmabench, double timeout
   return v;
 }
 
+namespace {
+
+// One command gathers everything (a single ssh round trip or Slurm step per host, not one per
+// item): each item's output, then a line "@@rdmabench-env NAME STATUS" (after a newline, as an
+// item's output may lack one). $1 is the host's rdmabench.
+constexpr const char* kEnvTag = "\n@@rdmabench-env ";
+const char* const kEnvScript =
+    "m() { printf '\\n@@rdmabench-env %s %s\\n' \"$1\" \"$2\"; }\n"
+    "\"$1\" --version; m version $?\n"
+    "uname -a; m kernel $?\n"
+    "dpkg-query -W -f='${Version}' rdma-core 2>/dev/null ||\n"
+    "  rpm -q --qf '%{VERSION}-%{RELEASE}' rdma-core 2>/dev/null; m rdma_core $?\n"
+    "nproc; m cpus $?\n"
+    "\"$1\" devices --json; m devices $?\n";
+
+struct EnvItem {
+  int status = -1;  // -1: the item's line never came
+  std::string text;
+};
+
+std::map<std::string, EnvItem> parse_env_items(const std::string& out) {
+  std::map<std::string, EnvItem> items;
+  const std::string tag = kEnvTag;
+  size_t begin = 0;
+  for (size_t at = out.find(tag); at != std::string::npos; at = out.find(tag, begin)) {
+    const size_t line = at + tag.size();
+    const size_t end = out.find('\n', line);
+    if (end == std::string::npos) break;
+    std::istringstream words(out.substr(line, end - line));
+    std::string name;
+    int status = -1;
+    if (words >> name >> status) items[name] = {status, trim(out.substr(begin, at - begin))};
+    begin = end + 1;
+  }
+  return items;
+}
+
+}  // namespace
+
 nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, double timeout_s) {
   nlohmann::json env = {{"host", l.host()}, {"rdmabench", rdmabench}, {"captured_at", utc_now()}};
-  auto run = [&](const std::vector<std::string>& argv) -> CommandOutput {
-    try {
-      return l.run(argv, timeout_s);
-    } catch (const std::exception& e) {
-      CommandOutput r;
-      r.status = 127;
-      r.err = e.what();
-      return r;
-    }
+  CommandOutput r;
+  try {
+    r = l.run({"sh", "-c", kEnvScript, "rdmabench-env", rdmabench}, timeout_s);
+  } catch (const std::exception& e) {
+    r.status = 127;
+    r.err = e.what();
+  }
+  const auto items = parse_env_items(r.out);
+  auto text = [&](const char* name) -> nlohmann::json {
+    auto it = items.find(name);
+    return it != items.end() && it->second.status == 0 && !it->second.text.empty()
+               ? nlohmann::json(it->second.text)
+               : nlohmann::json(nullptr);
   };
-  CommandOutput v = run({rdmabench, "--version"});
-  env["rdmabench_version"] = v.status == 0 ? nlohmann::json(trim(v.out)) : nlohmann::json(nullptr);
-  CommandOutput u = run({"uname", "-a"});
-  env["kernel"] = u.status == 0 ? nlohmann::json(trim(u.out)) : nlohmann::json(nullptr);
-  CommandOutput d = run({"dpkg-query", "-W", "-f=${Version}", "rdma-core"});
-  if (d.status != 0) d = run({"rpm", "-q", "--qf", "%{VERSION}-%{RELEASE}", "rdma-core"});
-  env["rdma_core"] =
-      d.status == 0 && !trim(d.out).empty() ? nlohmann::json(trim(d.out)) : nlohmann::json(nullptr);
-  CommandOutput n = run({"nproc"});
-  const std::string cpus = trim(n.out);
-  env["cpus"] = n.status == 0 && !cpus.empty() && cpus.size() < 7 &&
-                        cpus.find_first_not_of("0123456789") == std::string::npos
-                    ? nlohmann::json(std::stoul(cpus))
+  env["rdmabench_version"] = text("version");
+  env["kernel"] = text("kernel");
+  env["rdma_core"] = text("rdma_core");
+  const nlohmann::json cpus = text("cpus");
+  const std::string c = cpus.is_string() ? cpus.get<std::string>() : "";
+  env["cpus"] = !c.empty() && c.size() < 7 && c.find_first_not_of("0123456789") == std::string::npos
+                    ? nlohmann::json(std::stoul(c))
                     : nlohmann::json(nullptr);
-  CommandOutput dev = run({rdmabench, "devices", "--json"});
-  nlohmann::json devices = nlohmann::json::parse(dev.out, nullptr, false);
-  if (dev.status == 0 && !devices.is_discarded()) {
+  auto dev = items.find("devices");
+  nlohmann::json devices = dev != items.end()
+                               ? nlohmann::json::parse(dev->second.text, nullptr, false)
+                               : nlohmann::json(nlohmann::json::value_t::discarded);
+  if (dev != items.end() && dev->second.status == 0 && !devices.is_discarded()) {
     env["devices"] = devices;
   } else {
     env["devices"] = nullptr;
-    env["devices_error"] = "exit status " + std::to_string(dev.status) + ": " + last_lines(dev.err);
+    const int status = dev != items.end() ? dev->second.status : r.status;
+    env["devices_error"] = "exit status " + std::to_string(status) + ": " + last_lines(r.err);
   }
   return env;
 }

@@ -5,9 +5,13 @@
 #include "orchestrator/campaign.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "harness/error.h"
+#include "orchestrator/host_env.h"
 #include "orchestrator/launcher.h"
 #include "orchestrator/point_id.h"
 #include "orchestrator/point_runner.h"
@@ -537,6 +542,34 @@ TEST(Progress, RenderedLine) {
   EXPECT_NE(l.find("write-rc-bw"), std::string::npos) << l;
   EXPECT_LE(Progress::render(3, 12, 1, 30, std::string(300, 'x'), 60).size(), 59u);
   EXPECT_EQ(Progress::format_duration(3725), "1:02:05");
+}
+
+// The host's environment in one command (one ssh round trip or Slurm step): every item parsed
+// from its section, a failing item null with its reason, an output without trailing newline.
+TEST(HostEnv, EverythingFromOneCommand) {
+  char tmpl[] = "/tmp/rb-host-env.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, fake = dir + "/rdmabench";
+  auto write_fake = [&](const std::string& devices) {
+    std::ofstream(fake) << "#!/bin/sh\ncase $1 in --version) printf 'rdmabench 0.1.0';;\n"
+                        << "devices) " << devices << ";;\nesac\n";
+    ::chmod(fake.c_str(), 0755);
+  };
+  write_fake("echo '[{\"name\": \"rxe0\"}]'");
+  auto local = make_local_launcher();
+  nlohmann::json env = capture_host_env(*local, fake, 30);
+  EXPECT_EQ(env["rdmabench_version"], "rdmabench 0.1.0");
+  EXPECT_TRUE(env["kernel"].is_string() && env["kernel"].get<std::string>().rfind("Linux", 0) == 0)
+      << env.dump();
+  EXPECT_TRUE(env["cpus"].is_number_unsigned()) << env.dump();
+  EXPECT_EQ(env["devices"], nlohmann::json::parse(R"([{"name": "rxe0"}])"));
+  EXPECT_FALSE(env.contains("devices_error"));
+  write_fake("echo 'no device' >&2; exit 3");
+  env = capture_host_env(*local, fake, 30);
+  EXPECT_TRUE(env["devices"].is_null());
+  EXPECT_EQ(env["devices_error"], "exit status 3: no device");
+  EXPECT_EQ(env["rdmabench_version"], "rdmabench 0.1.0");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
