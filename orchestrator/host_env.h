@@ -2,8 +2,8 @@
 // Before a campaign: every host must be reachable and run its rdmabench (`rdmabench --version`)
 // within the connect timeout; then its environment is captured once (DIR/env/<host>.json): the
 // kernel (`uname -a`), the rdma-core package version, the online CPUs (`nproc`: a fabric's
-// "auto" cap of flows per host) and `rdmabench devices --json`; the sweep adds the host's clock
-// offset (clock_offset.h).
+// "auto" cap of flows per host) and `rdmabench devices --json`, all in one command (one ssh round
+// trip or Slurm step); a fabric sweep adds the host's clock offset (clock_offset.h).
 #include <nlohmann/json.hpp>
 #include <string>
 

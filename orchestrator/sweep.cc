@@ -265,13 +265,17 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
             failures.push_back("host check failed for " + join(use.roles) + ": " + first_error);
           }
           nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
-          const ClockOffset clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
-          env["clock_offset"] = {{"offset_s", clock.offset_s},
-                                 {"uncertainty_s", clock.uncertainty_s},
-                                 {"samples", clock.samples}};
+          // The clock offsets serve a fabric's synchronised start and windows only.
+          ClockOffset clock;
+          if (c.fabric) {
+            clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
+            env["clock_offset"] = {{"offset_s", clock.offset_s},
+                                   {"uncertainty_s", clock.uncertainty_s},
+                                   {"samples", clock.samples}};
+          }
           {
             std::lock_guard<std::mutex> lock(mu);
-            host_clocks[host] = clock;
+            if (c.fabric) host_clocks[host] = clock;
             if (env["cpus"].is_number_unsigned()) host_cpus[host] = env["cpus"].get<unsigned>();
           }
           write_file_atomic(dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
