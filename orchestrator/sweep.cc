@@ -450,7 +450,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   progress.close();
   for (auto& [h, l] : launchers) l->disconnect();
 
-  const bool interrupted = halted.load();
+  const bool interrupted = halted.load() || stop.load();
   const bool allocation_ended = halt.allocation_ended() && !stop.load();
   out << "campaign '" << c.name << "': " << (finished - failed) << " ok, " << failed + left_out
       << " failed";
