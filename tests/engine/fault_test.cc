@@ -303,12 +303,16 @@ class LinkFaults : public Faults {
   void TearDown() override {
     if (netdev_.empty()) return;
     run({"/usr/bin/env", "ip", "link", "set", netdev_, "up"}, 30);
-    // Wait until the port is ACTIVE with its GID back, so later tests find the device as before.
+    // Wait until the port is ACTIVE with its GID back, so later tests find the device as before:
+    // in three readings in a row, as rxe may report the port down once more after the first
+    // ACTIVE (seen in CI: the next test's server then refused its session, "port 1 is DOWN").
+    int active = 0;
     for (int i = 0; i < 150; ++i) {
       RunOutput r = run({bin(), "devices", "--json"}, 60);
-      if (r.status == 0 && r.out.find("\"ACTIVE\"") != std::string::npos &&
-          r.out.find("\"" + addr_ + "\"") != std::string::npos)
-        return;
+      const bool up = r.status == 0 && r.out.find("\"ACTIVE\"") != std::string::npos &&
+                      r.out.find("\"" + addr_ + "\"") != std::string::npos;
+      active = up ? active + 1 : 0;
+      if (active == 3) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     ADD_FAILURE() << netdev_ << " did not come back up";
