@@ -1,6 +1,7 @@
 #include "workloads/completion.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace rdmabench {
@@ -25,9 +26,13 @@ void throw_post_error(const WorkerContext& w, const QpSlot& q, int rc, bool recv
 }
 
 void throw_timeout(const WorkerContext& w, const char* phase, const std::string& detail) {
-  throw TimeoutError(std::string(phase) + ": no progress for " +
-                     std::to_string(w.clock->to_ns(w.timeout_ticks) / 1e9).substr(0, 5) +
-                     " s on worker " + std::to_string(w.index) + " (" + detail + ")");
+  const double s = w.clock->to_ns(w.timeout_ticks) / 1e9;
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  throw TimeoutError(std::string(phase) + ": no progress for " + text + " s on worker " +
+                     std::to_string(w.index) + " (" + detail + "); --timeout " + text +
+                     " was the longest wait without a completion: raise --timeout (timeout_s in a "
+                     "campaign) for a slower link");
 }
 
 void wait_cq_event(WorkerContext& w, bool& armed, int slice_ms, const char* phase) {

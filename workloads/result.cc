@@ -117,6 +117,7 @@ void to_json(nlohmann::json& j, const SizeResult& r) {
     j["reverse"] = nullptr;
   j["send_post_calls"] = r.send_post_calls;
   j["recv_post_calls"] = r.recv_post_calls;
+  if (r.signal_every != 0) j["signal_every"] = r.signal_every;
   if (r.open_loop)
     j["open_loop"] = {{"rate", r.open_loop->rate},
                       {"achieved_rate", r.open_loop->achieved_rate},
@@ -211,6 +212,8 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
     // Engine-knob fields (absent in documents written before them).
     if (j.contains("send_post_calls")) r.send_post_calls = json_uint(j.at("send_post_calls"));
     if (j.contains("recv_post_calls")) r.recv_post_calls = json_uint(j.at("recv_post_calls"));
+    if (j.contains("signal_every"))
+      r.signal_every = static_cast<uint32_t>(json_uint(j.at("signal_every"), UINT32_MAX));
     if (j.contains("open_loop") && !j.at("open_loop").is_null()) {
       const auto& o = j.at("open_loop");
       r.open_loop =

@@ -112,6 +112,7 @@ struct SizeResult {
   std::optional<DirectionResult> reverse;  // bidir: server -> client
   uint64_t send_post_calls = 0;            // the client's ibv_post_send calls (warm-up included)
   uint64_t recv_post_calls = 0;            // the server's receive re-post calls (warm-up included)
+  uint32_t signal_every = 0;  // bw: the measurement's signalling interval (0: lat, or not recorded)
   std::optional<OpenLoopResult> open_loop;
   std::optional<MeasurementWindow> window;  // absent in documents written before it
   // --interval: the asked length (0: none), the most recent intervals (at most

@@ -183,6 +183,8 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   fab_->prepare_size(size);
   SizePlan plan{size, w_.timed() ? 0 : w_.effective_warmup(),
                 w_.timed() ? 0 : w_.effective_iterations(), true};
+  if (w_.mode == Mode::kBw)
+    r.signal_every = w_.bw_signal_every(size, w_.timed() ? UINT64_MAX : plan.iterations);
   std::vector<WorkerOutcome> out(T);
   // The histograms before the start: their kept samples (up to 8 MiB a thread, written now so
   // the measurement takes no page fault) cost up to a second on an emulated CPU, which must not

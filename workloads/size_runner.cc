@@ -52,7 +52,9 @@ void worker_body(const Workload& w, WorkerContext& c, const SizePlan& p, WorkerO
   };
   ThreadCpu cpu;
   // A bandwidth phase, within receive credits when the session has them (iWARP send).
-  auto bw_phase = [&c](const BwPhase& ph) {
+  // The phase's signalling interval (Workload::bw_signal_every) is set before it, at setup.
+  auto bw_phase = [&c, &w, &p](const BwPhase& ph) {
+    if (ph.send) c.signal_every = w.bw_signal_every(p.size, ph.target);
     if constexpr (uses_recv(kOp) && kQp == QpType::kRc)
       if (!c.credit_groups.empty()) return run_bw_phase<kOp, kQp, kCq, VerbsOps, true>(c, ph);
     return run_bw_phase<kOp, kQp, kCq>(c, ph);

@@ -128,6 +128,18 @@ uint32_t Workload::effective_signal_every() const noexcept {
   return post_list * std::max<uint32_t>(1, s / post_list);
 }
 
+uint32_t Workload::bw_signal_every(uint64_t size, uint64_t phase_ops) const noexcept {
+  const uint32_t base = effective_signal_every();
+  if (signal_every != 0) return base;
+  uint64_t s = base;
+  if (phase_ops != UINT64_MAX) s = std::min(s, (phase_ops + kMinSignals - 1) / kMinSignals);
+  s = std::min(s, kSignalBytes / std::max<uint64_t>(1, size));
+  s = std::max<uint64_t>(1, s);
+  // With a post list, a whole number of lists (at least one) between signals.
+  if (post_list <= 1) return static_cast<uint32_t>(s);
+  return post_list * std::max<uint32_t>(1, static_cast<uint32_t>(s / post_list));
+}
+
 namespace {
 
 // The engine knobs (README "Engine knobs"): ranges and the combinations they make sense in.

@@ -71,7 +71,7 @@ struct Workload {
   uint32_t tx_depth = 128;
   uint32_t rx_depth = 512;
   int32_t inline_size = -1;   // -1 = default (0 for bw; up to 220 for lat on send/write)
-  uint32_t signal_every = 0;  // 0 = default (min(100, tx_depth) for bw, 1 for lat)
+  uint32_t signal_every = 0;  // 0 = default (bw_signal_every() for bw, 1 for lat)
   CqMode cq = CqMode::kPoll;
   bool srq = false;
   uint32_t threads = 1;
@@ -114,6 +114,14 @@ struct Workload {
   uint64_t effective_warmup() const noexcept;
   uint32_t effective_inline(uint32_t device_max_inline) const noexcept;
   uint32_t effective_signal_every() const noexcept;
+  // The signalling interval of one bandwidth phase of `phase_ops` sends per QP of `size` bytes
+  // (UINT64_MAX: duration mode). The workload's signal_every when set; otherwise
+  // effective_signal_every() lowered so that the phase has at least kMinSignals signalled
+  // completions and one comes at least every kSignalBytes (README "How it measures"), in whole
+  // post lists. A slow link then shows progress long before the phase's end.
+  uint32_t bw_signal_every(uint64_t size, uint64_t phase_ops) const noexcept;
+  static constexpr uint64_t kMinSignals = 4;
+  static constexpr uint64_t kSignalBytes = uint64_t{1} << 20;
   bool open_loop() const noexcept { return rate > 0; }
   // Measured for a time (duration mode) rather than a count of iterations.
   bool timed() const noexcept { return duration_s > 0 || run_infinitely; }

@@ -646,6 +646,34 @@ TEST(WorkloadDefaultsTest, EffectiveSignalEvery) {
   EXPECT_EQ(w.effective_signal_every(), 8u);
 }
 
+// Bandwidth phases signal often enough to show progress (issue: -n 20 of 8 MiB signalled only
+// the 20th send, and a slow link failed "no progress" before the first completion).
+TEST(WorkloadDefaultsTest, BwSignalEveryGivesEveryPhaseSeveralCompletions) {
+  Workload w;  // bw, tx_depth 128: the base interval is 100
+  constexpr uint64_t kForever = UINT64_MAX;
+  EXPECT_EQ(w.bw_signal_every(64, 5000), 100u);        // small messages, many sends: unchanged
+  EXPECT_EQ(w.bw_signal_every(64, kForever), 100u);    // duration mode
+  EXPECT_EQ(w.bw_signal_every(4096, kForever), 100u);  // 400 KiB between signals
+  EXPECT_EQ(w.bw_signal_every(64, 20), 5u);            // 20 sends: at least 4 completions
+  EXPECT_EQ(w.bw_signal_every(64, 2), 1u);
+  EXPECT_EQ(w.bw_signal_every(64, 1), 1u);
+  EXPECT_EQ(w.bw_signal_every(65536, kForever), 16u);  // one every MiB
+  EXPECT_EQ(w.bw_signal_every(8 << 20, 20), 1u);       // large messages: every send
+  EXPECT_EQ(w.bw_signal_every(8 << 20, kForever), 1u);
+  for (uint64_t n : {1u, 3u, 4u, 7u, 20u, 399u, 400u, 401u})
+    EXPECT_GE(n / w.bw_signal_every(64, n) + (n % w.bw_signal_every(64, n) != 0),
+              std::min<uint64_t>(n, Workload::kMinSignals))
+        << n;
+  w.post_list = 8;  // whole lists between signals, at least one
+  EXPECT_EQ(w.bw_signal_every(64, 5000), 96u);
+  EXPECT_EQ(w.bw_signal_every(64, 100), 24u);
+  EXPECT_EQ(w.bw_signal_every(64, 20), 8u);
+  EXPECT_EQ(w.bw_signal_every(65536, kForever), 16u);
+  w.post_list = 1;
+  w.signal_every = 50;  // asked for: kept as it is
+  EXPECT_EQ(w.bw_signal_every(8 << 20, 20), 50u);
+}
+
 TEST(WorkloadDefaultsTest, DefaultWorkloadValidatesAndDerivedValues) {
   Workload w;
   EXPECT_NO_THROW(validate(w));
