@@ -4,8 +4,10 @@
 Usage: roce_capture.py FILE.pcap
 Prints one JSON object: for each (source address, opcode name) the packet count, and the sets of
 IPv4 TOS bytes, IPv6 traffic classes and IPv6 flow labels seen, over data packets only (the
-CM's MADs, to destination QP 1, are counted apart). Written by hand: a pcap's layout is a 24-byte
-file header and a 16-byte header per packet; no pcap library is in Debian's python3 base."""
+CM's MADs, to destination QP 1, are counted apart); and for each source address the capture
+times (Unix seconds) of its first and last data packet ("times"). Written by hand: a pcap's
+layout is a 24-byte file header and a 16-byte header per packet (seconds, micro- or nanoseconds,
+lengths); no pcap library is in Debian's python3 base."""
 import ipaddress
 import json
 import struct
@@ -29,9 +31,11 @@ def packets(path):
     linktype = struct.unpack(endian + "I", data[20:24])[0]
     off = 24
     while off + 16 <= len(data):
-        _, _, incl, _ = struct.unpack(endian + "IIII", data[off:off + 16])
+        sec, frac, incl, _ = struct.unpack(endian + "IIII", data[off:off + 16])
         off += 16
-        yield linktype, data[off:off + incl]
+        # (The nanosecond format's magic is 0xA1B23C4D; the other counts microseconds.)
+        ts = sec + frac / (1e9 if magic in (0xA1B23C4D, 0x4D3CB2A1) else 1e6)
+        yield linktype, data[off:off + incl], ts
         off += incl
 
 
@@ -53,8 +57,8 @@ def ip_layer(linktype, frame):
 
 def summarise(path):
     out = {"packets": 0, "cm_mads": 0, "counts": {}, "ipv4_tos": set(), "ipv6_tclass": set(),
-           "ipv6_flow_label": set()}
-    for linktype, frame in packets(path):
+           "ipv6_flow_label": set(), "times": {}}
+    for linktype, frame, ts in packets(path):
         version, hdr, payload = ip_layer(linktype, frame)
         if version is None:
             continue
@@ -79,6 +83,8 @@ def summarise(path):
         name = OPCODES.get(bth[0], f"0x{bth[0]:02x}")
         key = f"{src} {name}"
         out["counts"][key] = out["counts"].get(key, 0) + 1
+        first, last = out["times"].get(src, (ts, ts))
+        out["times"][src] = (min(first, ts), max(last, ts))
         out["packets"] += 1
     for k in ("ipv4_tos", "ipv6_tclass", "ipv6_flow_label"):
         out[k] = sorted(out[k])

@@ -15,13 +15,16 @@
 #      traffic class 104; the flow label is what the capture shows (see the README).
 #   5. A fault: `tc netem loss` on rb-host2's link: with the defaults the run completes and the
 #      retransmission counters of the result's counter deltas moved; with --retry-count 0 and a
-#      short --qp-timeout the run fails fast, naming "transport retry counter exceeded", the
-#      phase and the QP.
+#      short --qp-timeout (both held by the client's QP) a timed run fails fast (on the wire, its
+#      data stops well within --timeout), exit 1, naming "transport retry counter exceeded", the
+#      measurement and the QP.
 #   6. Watching a link (--interval): a netem rate limit (1/20 of the pair's measured rate) on
 #      rb-host2's link for 3 s in the middle of a 10 s run shows as a dip in the result's
-#      intervals (which add up to the totals) at the limit's time, the link ran above the floor
-#      before it, and --min-gbps (a quarter of the rate) makes the client exit 7 naming the
-#      interval.
+#      intervals (which add up to the totals) at the limit's time: every interval wholly within
+#      the time the limit surely held (from `tc qdisc add`'s return to the start of `tc qdisc
+#      change`; there is one at least) is below the floor, the lowest lies where the limit may
+#      have held, the link ran above the floor before `tc qdisc add` began, and --min-gbps (a
+#      quarter of the rate) makes the client exit 7 naming the interval.
 # Usage: wire_settings_test.sh RDMABENCH. Fails (never skips) when the pair cannot run.
 set -u
 BIN=${1:?usage: wire_settings_test.sh RDMABENCH}
@@ -62,7 +65,7 @@ server() {
 
 # capture NAME CLIENT_ARGS...: runs the client on rb-host2 while tcpdump captures rb-host1's link;
 # leaves NAME.json (the result), NAME.out and NAME.cap.json (roce_capture.py's summary). The
-# client's exit status is in $CLIENT_RC.
+# client's exit status is in $CLIENT_RC, the seconds its ssh command took in $CLIENT_S.
 capture() {
     local name=$1 i
     shift
@@ -75,8 +78,11 @@ capture() {
         sleep 0.5
     done
     CLIENT_RC=0
+    local t
+    t=$(date +%s.%N)
     rssh rb-host2 "$BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/$name.json $*" \
         >"$WORK/$name.out" 2>&1 || CLIENT_RC=$?
+    CLIENT_S=$(python3 -c "print('%.1f' % ($(date +%s.%N) - $t))")
     sleep 1  # what the link still carries (the last ACKs)
     rssh rb-host1 "pkill -INT -x tcpdump" || true
     wait "$cap"
@@ -146,10 +152,36 @@ capture loss --op write -s 4K -n 300 --qp-timeout 8
 [ "$CLIENT_RC" = 0 ] || fail "loss: client exited $CLIENT_RC (RC should recover by retransmitting)"
 moved=$(j "$WORK/loss.json" "sum(v for s in d['counters'].values() for k, v in s.items() if any(w in k for w in ('retry_err', 'seq_err', 'duplicate_request', 'out_of_seq')))")
 [ "${moved:-0}" -gt 0 ] 2>/dev/null || fail "loss: no retransmission counter moved (${moved:-none})"
-capture fast --op write -s 4K -n 3000 --qp-timeout 8 --retry-count 0
-[ "$CLIENT_RC" != 0 ] || fail "fast: a run with --retry-count 0 over a lossy link succeeded"
-grep -q "transport retry counter exceeded" "$WORK/fast.out" || fail "fast: the message does not name the status"
-grep -q "QP" "$WORK/fast.out" || fail "fast: the message does not name the QP"
+# How fast --retry-count 0 fails, from the settings: one try of --qp-timeout 8 lasts
+# 4.096 us x 2^8 = 1.05 ms (rxe's timer rounds it up to a jiffy, a few ms), and with no retry
+# the QP fails at the first timeout after the first lost packet, which at 20 % loss is among
+# the first few dozen (0.8^50 = 1e-5): a few ms of data, tens on an emulated guest. The run is
+# timed (-D 60) without a warm-up, so it fails in its measurement; had the retries gone on (a
+# retry count above 0) it would have run for up to 60 s, and a QP that never gave up would
+# have ended only by the no-progress timer, --timeout 5 s ("no progress", exit 4). Bound: on
+# the wire (rb-host1's capture clock, independent of rdmabench), from the client's first data
+# packet to its last, at most half of --timeout: hundreds of times the expected time, for an
+# emulated guest on a loaded host, and still short of the no-progress timer. The whole ssh
+# command (login, setup through the lossy link) must end within half of the run's 60 s.
+fast_timeout=5 fast_run=60
+capture fast --op write -s 4K -D $fast_run --warmup-time 0 --timeout $fast_timeout --qp-timeout 8 --retry-count 0
+[ "$CLIENT_RC" = 1 ] || fail "fast: a run with --retry-count 0 over a lossy link exited $CLIENT_RC, not 1 (a completion error)"
+grep -Eq "during the measurement of size 4096: measurement: [a-z -]+ completed with status 'transport retry counter exceeded' \([0-9]+, vendor error [0-9]+\) on QP [0-9]+" "$WORK/fast.out" ||
+    fail "fast: the message does not name the measurement, the status and the QP"
+python3 - "$WORK/fast.json" "$WORK/fast.cap.json" "$RB_HOST2_ADDR" "$fast_timeout" "$CLIENT_S" "$fast_run" <<'PY' ||
+import json, sys
+d, cap = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+timeout, ssh_s, run_s = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+assert "transport retry counter exceeded" in d["error"], d["error"]
+f = d["setup"]["client"]["qp_attr"]["fabric"]
+assert (f["timeout"], f["retry_cnt"]) == (8, 0), f
+first, last = cap["times"][sys.argv[3]]
+print("    fast: the client's data ran %.3f s on the wire; the ssh command took %.1f s"
+      % (last - first, ssh_s), file=sys.stderr)
+assert last - first <= timeout / 2, ("data for %.3f s" % (last - first), timeout)
+assert ssh_s <= run_s / 2, (ssh_s, run_s)
+PY
+    fail "fast: not a fast failure with the QP's settings"
 rssh rb-host2 "tc qdisc del dev $ND2 root" || true
 
 step "6. a rate limit mid-run: the intervals show the dip, --min-gbps exits 7"
@@ -165,12 +197,16 @@ floor=$(python3 -c "print('%.6f' % ($rate / 4))")
 limit=$(python3 -c "print(max(100, int($rate * 1e6 / 20)))")  # kbit/s
 echo "    baseline $rate Gb/s: limit ${limit} kbit/s, --min-gbps $floor" >&2
 # The limit comes from a shell already waiting on rb-host2 (an ssh login can take seconds on a
-# loaded host): 3 s once the client printed its first interval; it notes when, on the guest's
-# clock (the client's too), into limit.times.
+# loaded host): 3 s once the client printed its first interval. It notes, on the guest's clock
+# (the client's too), into limit.times: tb before `tc qdisc add` starts, t0 once it returned
+# (the limit surely holds), t1 before `tc qdisc change` starts (it surely still holds), t2 once
+# that returned (it surely no longer holds). Each tc takes about a second on an emulated guest,
+# more on a loaded host: the limit holds for sure only within [t0, t1], and may hold within
+# [tb, t2].
 rm -f "$WORK/go"
 rssh rb-host2 "while [ ! -e $WORK/go ]; do sleep 0.1; done; date +%s.%N; \
-    tc qdisc add dev $ND2 root netem rate ${limit}kbit && sleep 3 && \
-    tc qdisc change dev $ND2 root netem rate 10gbit; date +%s.%N" >"$WORK/limit.times" 2>&1 &
+    tc qdisc add dev $ND2 root netem rate ${limit}kbit && date +%s.%N && sleep 3 && date +%s.%N && \
+    tc qdisc change dev $ND2 root netem rate 10gbit && date +%s.%N" >"$WORK/limit.times" 2>&1 &
 lpid=$!
 rssh rb-host2 "exec $BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/dip.json $watch \
     -D 10 --interval 1 --min-gbps $floor" >"$WORK/dip.out" 2>&1 &
@@ -191,7 +227,8 @@ python3 - "$WORK/dip.json" "$floor" "$WORK/limit.times" <<'PY' || fail "dip: the
 import json, sys
 d = json.load(open(sys.argv[1]))
 floor = float(sys.argv[2])
-t0, t1 = (float(x) for x in open(sys.argv[3]).read().split()[:2])
+tb, t0, t1, t2 = (float(x) for x in open(sys.argv[3]).read().split())
+assert tb <= t0 and t1 - t0 >= 3 and t1 <= t2, (tb, t0, t1, t2)
 assert d["error"] is None, d["error"]
 r = d["results"][0]
 iv = r["intervals"]
@@ -201,11 +238,19 @@ assert sum(i["ops"] for i in iv) == r["ops"] and sum(i["bytes"] for i in iv) == 
 full = iv[:-1]  # the last one may be short
 low = min(full, key=lambda i: i["gbps"])
 assert low["gbps"] < floor and low["gbps"] == r["bw_min_gbps"], (low, r)
-# The dip lies in the limit's time, and the link ran above the floor before it.
-assert low["start_unix_s"] < t1 and low["start_unix_s"] + low["seconds"] > t0, (low, t0, t1)
-inside = [i for i in full if i["start_unix_s"] >= t0 and i["start_unix_s"] + i["seconds"] <= t1]
-assert all(i["gbps"] < floor for i in inside), inside
-before = [i for i in full if i["start_unix_s"] + i["seconds"] <= t0]
+end = lambda i: i["start_unix_s"] + i["seconds"]
+print("    limit: added %.2f-%.2f s, changed %.2f-%.2f s after the first interval's start"
+      % tuple(t - iv[0]["start_unix_s"] for t in (tb, t0, t1, t2)), file=sys.stderr)
+# Every interval wholly within the time the limit surely held (3 s: two 1-s intervals at least)
+# is below the floor.
+inside = [i for i in full if i["start_unix_s"] >= t0 and end(i) <= t1]
+assert inside and all(i["gbps"] < floor for i in inside), inside
+# The dip lies where the limit may have held: wholly within [tb, t2]. (An interval that ran at
+# the full rate for a tenth of it is twice the limit; the limit may still hold for a second or
+# more after t1, while `tc qdisc change` starts, so an interval wholly after t1 can be as low.)
+assert tb <= low["start_unix_s"] and end(low) <= t2, (low, tb, t2)
+# Before `tc qdisc add` began, the link ran above the floor.
+before = [i for i in full if end(i) <= tb]
 assert before and max(i["gbps"] for i in before) > floor, before
 PY
 
