@@ -54,7 +54,9 @@ class Faults : public ::testing::Test {
   // logs "size N started" when the client asks for it, after the session's setup), and checks
   // the client fails in bounded time naming `phase` and the cause. Counting from that line, not
   // from the client's start or its hello, keeps a slow start-up or setup (a sanitizer build or a
-  // loaded emulated CPU takes over 10 s) out of it; the delay leaves the short warm-up behind.
+  // loaded emulated CPU takes over 10 s) out of it. The delay is a deliberate allowance for a
+  // slow guest: 6 s is 30 times the measurement cases' 0.2 s warm-up, a tenth of their 60 s
+  // measurement, and a tenth of the warm-up case's 60 s warm-up.
   void kill_server_during(std::vector<std::string> workload, double delay_s,
                           const std::string& phase) {
     std::string port;
@@ -168,15 +170,26 @@ std::map<std::string, long> rdma_resources(const std::string& dev) {
   return out;
 }
 
+// The first interval line a client run with --interval prints ("" if it ended before one): from
+// then on its measurement surely runs. A fault timed by it cannot land in the client's setup, as
+// a fixed delay from the client's start can on a slow guest.
+std::string first_interval(Background& cli) {
+  std::string line;
+  while (!(line = cli.line()).empty() && line.rfind(" [", 0) != 0) {
+  }
+  return line;
+}
+
 TEST_F(Faults, ClientKilledServerKeepsServing) {
   const auto baseline = rdma_resources(dev_);
   ASSERT_FALSE(baseline.empty()) << "rdma resource show gave nothing for " << dev_;
   std::string port;
   auto srv = server(port);
   {
-    Background cli(
-        client_args(port, {"--op", "send", "-s", "1K", "-D", "30", "--warmup-time", "0.5"}), true);
-    std::this_thread::sleep_for(std::chrono::seconds(4));
+    Background cli(client_args(port, {"--op", "send", "-s", "1K", "-D", "30", "--warmup-time",
+                                      "0.5", "--interval", "1"}),
+                   true);
+    ASSERT_FALSE(first_interval(cli).empty()) << "the client ended before its first interval";
     cli.kill_now(SIGKILL);
   }
   // The server released every verbs object of the failed session (the killed client's are
@@ -340,9 +353,10 @@ TEST_F(LinkFaults, NetdevDownDuringMeasurement) {
   std::string port;
   auto srv = server(port);
   Background cli(client_args(port, {"--op", "write", "-s", "4K", "-D", "30", "--warmup-time", "0.5",
-                                    "--timeout", "3"}),
+                                    "--timeout", "3", "--interval", "1"}),
                  true);
-  std::this_thread::sleep_for(std::chrono::seconds(4));
+  // Down once the client printed its first interval: the measurement surely runs.
+  ASSERT_FALSE(first_interval(cli).empty()) << "the client ended before its first interval";
   link("down");
   int status = cli.wait_exit(90);
   ASSERT_NE(status, -1) << "the client hung after the link went down";
