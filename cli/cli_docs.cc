@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rdmabench {
@@ -84,6 +85,20 @@ void write_man_page(std::ostream& os, const CLI::App& app, const std::string& ve
   }
   if (!app.get_footer().empty())
     os << ".SH \"EXIT STATUS\"\n.nf\n" << roff(app.get_footer()) << "\n.fi\n";
+  // What is installed beside the command (under /usr for the Debian package); install_tree
+  // checks that every path named here is.
+  const std::pair<const char*, const char*> kFiles[] = {
+      {"/usr/share/rdmabench/configs/",
+       "example campaigns (rdmabench sweep /usr/share/rdmabench/configs/quick.json --dry-run), "
+       "and a fabric campaign as a Slurm batch job: "
+       "sbatch -N 4 /usr/share/rdmabench/configs/slurm-campaign.sbatch"},
+      {"/usr/share/rdmabench/testbed/softroce",
+       "the Soft-RoCE testbed (/usr/share/rdmabench/testbed/README.md); "
+       "/usr/share/rdmabench/testbed/slurm runs Slurm in its guests"},
+      {"/usr/share/doc/rdmabench/",
+       "README.md, campaigns.md (campaign files), SCHEMA.md (result documents)"}};
+  os << ".SH FILES\n";
+  for (const auto& [path, what] : kFiles) os << ".TP\n" << roff(path) << "\n" << roff(what) << "\n";
   os << ".SH \"SEE ALSO\"\n/usr/share/doc/rdmabench, /usr/share/rdmabench/configs\n";
 }
 
