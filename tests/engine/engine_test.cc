@@ -257,6 +257,17 @@ TEST_F(Engine, SelectiveSignaling) {
   EXPECT_EQ(doc["workload"]["signal_every"], 16);
 }
 
+// The signalling interval adapts to each phase (README "How it measures"): with -n 20, 64-byte
+// sends signal every 5th (at least 4 completions a phase) and 1 MiB sends every one (one a MiB),
+// where the workload's interval is min(100, depth) = 100. (That a slow link then shows progress
+// is checked on a rate-limited link in tests/integration/wire_settings_test.sh.)
+TEST_F(Engine, SignallingIntervalAdaptsToThePhase) {
+  auto doc = expect_ok({"--op", "write", "-s", "64,1M", "-n", "20"});
+  EXPECT_EQ(doc["workload"]["signal_every"], 100);
+  EXPECT_EQ(doc["results"][0]["signal_every"], 5);
+  EXPECT_EQ(doc["results"][1]["signal_every"], 1);
+}
+
 // Latency with one signaled send in 8 (-n only): each phase's last send is signaled, so every
 // size and the warm-up reap all of theirs; a stale one would stall the next size's room check.
 TEST_F(Engine, SelectiveSignalingLatency) {

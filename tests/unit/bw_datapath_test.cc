@@ -70,6 +70,12 @@ TEST(BwDatapath, FlushWaitTimesOutWithoutProgress) {
   } catch (const TimeoutError& e) {
     EXPECT_NE(std::string(e.what()).find("0 of 4 posted operations completed"), std::string::npos)
         << e.what();
+    // It names the timeout it used and the option that raises it.
+    EXPECT_NE(std::string(e.what()).find("no progress for 0 s"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--timeout 0 was the longest wait without a completion: "
+                                         "raise --timeout"),
+              std::string::npos)
+        << e.what();
   }
   rig.expect_failed_in_flush_wait();
   EXPECT_GE(StuckVerbs::polls, 2);  // the main loop's poll, then the flush's
