@@ -2,16 +2,18 @@
 # Testbed test: fabric campaigns over ssh across four guests on one L2 segment
 # (testbed/softroce fabric up 4, in a state dir of its own; always taken down at the end).
 #   1. the fabric is up: `fabric status` names 4 guests, `fabric env` their devices and addresses.
-#   2. a planted bad link: on rb-host2 a netem rate limit (15 Mbit/s) on the packets to rb-host3's
-#      address and UDP port 4791 only (RoCE v2), so rb-host2's other links stay clean.
+#   2. a planted bad link: on rb-host2 a netem rate limit (2 Mbit/s) on the packets to rb-host3's
+#      address and UDP port 4791 only (RoCE v2), but for ACKs, so every other link stays clean.
 #      configs/fabric-pairwise.json (bandwidth, 4 KiB; --verify) runs 6 rounds of 2 concurrent
 #      flows, every ordered pair once; the verdicts call rb-host2 -> rb-host3 bad (measured again
-#      alone, still slow) and no other link bad; the sweep exits 6 (a bad link); every result
-#      validates; each round record has the overlap of its flows' windows and each host's in/out;
-#      every flow was told its round's start time (client --start-at, on its host's clock) and
-#      its measurement window begins after it.
+#      alone, still slow) and every other link ok (none congested, failed or suspect); the sweep
+#      exits 6 (a bad link); every result validates; each round record has each host's in/out and
+#      the overlap of its flows' windows, at least 90 % (the synchronised start); every flow was
+#      told its round's start time (client --start-at, on its host's clock) and its measurement
+#      window begins after it.
 #   3. incast 3 -> rb-host1: one round of 3 concurrent flows, one server process serving them
-#      (--sessions 3); the round record's rb-host1 "in" is the sum of the flows.
+#      (--sessions 3); the round record's rb-host1 "in" is the sum of the flows; their windows
+#      overlap by at least 90 %.
 #   4. a host that cannot be reached (rb-host9: no such guest) among the incast's clients: it is
 #      named and left out with its link, the other two flows run and pass; the sweep exits 1.
 #   5. SIGINT while a round's flows run on all four guests: the sweep exits 130, with the hint to
@@ -75,11 +77,29 @@ for i, h in enumerate(c["fabric"]["hosts"], 1):
     h["gid_index"] = int(os.environ["RB_HOST%d_GID_INDEX" % i])
     h["connect_address"] = os.environ["RB_HOST%d_ADDR" % i]
     h["rdmabench"] = os.environ["BIN"]
-# Four busy guests share two CPUs: concurrent flows differ by tens of per cent; the planted
-# link is far below half of the best.
-c["fabric"]["verdicts"] = {"bw_fraction": 0.5}
-c["matrix"] = {"op": "write", "mode": "bw", "sizes": [[4096]], "duration_s": 2, "warmup_s": 0.5,
-               "verify": True, "timeout_s": 60}
+# Four busy guests share two CPUs: concurrent flows differ by up to 2x (0.013 against 0.026
+# Gb/s on a busy host) and every link must stay ok; the planted link (0.002 Gb/s) stays below a
+# quarter of the best as long as the best exceeds 0.008 Gb/s.
+c["fabric"]["verdicts"] = {"bw_fraction": 0.25}
+# The rounds' flows must measure together (windows overlapping by 90 % at least):
+# - No client may miss the synchronised start: on the emulated guests a client takes 3-5 s from
+#   its launch to its start on a busy host (ssh, loading the binary over 9p, the session's
+#   setup), beyond the default 3 s start delay; a late one measured up to 0.7 s after its
+#   partner (overlaps of 88 %). 10 s leaves room for a loaded host.
+# - A flow's window begins once its warm-up's posted writes have completed, tx_depth x 4 KiB
+#   after the warm-up's end at the link's rate: with the default depth of 128 (512 KiB) that
+#   was 0.2-0.4 s at the testbed's 0.01-0.03 Gb/s (overlaps of 89 %) and 4 s on a 1 Mbit/s
+#   link. A depth of 8 (32 KiB) makes it 0.01-0.03 s, and 0.13 s on the planted link, and the
+#   depth does not limit these links' rates.
+# - 5 s windows keep that and the start's remaining spread (about 0.1 s) well within the 10 %.
+# Each write is signalled (the planted link completes about 60 a second: its window counts them
+# one by one), and the ACK timeout is 4.096 us x 2^18 = 1.07 s: the queue behind the planted
+# limit (at most 8 writes, 33 KB with their headers: 0.13 s at 2 Mbit/s) drains well within it,
+# so RC does not retransmit there.
+c["fabric"]["start_delay_s"] = 10
+c["matrix"] = {"op": "write", "mode": "bw", "sizes": [[4096]], "duration_s": 5, "warmup_s": 0.5,
+               "tx_depth": 8, "signal_every": 1, "qp_timeout": 18, "verify": True,
+               "timeout_s": 60}
 c["timeout_s"] = 180
 exec(sys.argv[3])
 json.dump(c, open(sys.argv[2], "w"), indent=1)
@@ -90,13 +110,17 @@ export BIN RB_FABRIC_SSH_CONFIG RB_HOST1_DEVICE RB_HOST2_DEVICE RB_HOST3_DEVICE 
     RB_HOST1_ADDR RB_HOST2_ADDR RB_HOST3_ADDR RB_HOST4_ADDR
 
 step "2. a bad link planted on rb-host2 toward rb-host3 only; pairwise finds it and nothing else"
-# 15 Mbit/s: below half of the best link even on a loaded machine, yet a queue that rxe's 64
-# packets in flight per QP drain within the ACK timeout (about 40 ms against 67), so RC never
-# retransmits on it.
+# 2 Mbit/s: far below a quarter of the best link even on a loaded machine (15 Mbit/s, once
+# chosen, came out at half of the best on a busy host: "congested", not bad); the campaign's ACK
+# timeout covers its queue (see campaign()). Only rb-host2's data to rb-host3 goes through it:
+# the ACKs rb-host2 sends for the rb-host3 -> rb-host2 link (BTH opcode 0x11, the byte after the
+# IPv4 and UDP headers) stay in the clean band, so that link is clean too.
 rssh rb-host2 "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST2_ADDR\\// {print \$2}')
 tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
-tc qdisc add dev \$d parent 1:4 handle 40: netem rate 15mbit limit 100000
+tc qdisc add dev \$d parent 1:4 handle 40: netem rate 2mbit limit 100000
 tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip dst $RB_HOST3_ADDR/32 \
+    match ip protocol 17 0xff match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:1
+tc filter add dev \$d parent 1: protocol ip prio 2 u32 match ip dst $RB_HOST3_ADDR/32 \
     match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4" >"$WORK/tc.out" 2>&1 ||
     { show "$WORK/tc.out"; fail "cannot plant the bad link with tc on rb-host2"; }
 campaign "$WORK/pw.json" "" || fail "cannot write the pairwise campaign"
@@ -108,29 +132,39 @@ import itertools, json, sys
 recs = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
 rounds = [r for r in recs if r.get("record") == "round"]
 [v] = [r for r in recs if r.get("record") == "verdicts"]
-assert v["counts"]["bad"] == 1 and v["counts"]["failed"] == 0, v["counts"]
-bad = [x for x in v["not_ok"] if x["verdict"] == "bad"]
-assert [x["link"] for x in bad] == ["rb-host2 -> rb-host3"], bad
-assert bad[0]["alone"] < 0.5 * bad[0]["best"], bad
-assert len(rounds) == 6, len(rounds)
-flows = []
-for r in rounds:
-    assert r["flows"] == 2 and r["ok"] == 2, r
-    [s] = r["sizes"]
-    assert 0 < s["overlap"] <= 1 and s["common_window_s"] > 0, s
-    ins = sum(h["in_gbps"] for h in s["hosts"].values())
-    outs = sum(h["out_gbps"] for h in s["hosts"].values())
-    assert abs(ins - s["total_gbps"]) < 1e-9 and abs(outs - s["total_gbps"]) < 1e-9, s
+# The planted link is bad and every other link ok: "congested" (slow only under the round's
+# load), "failed" or "suspect" anywhere else fails the test.
+assert v["judged"] == 12, v
+assert v["counts"] == {"ok": 11, "congested": 0, "bad": 1, "failed": 0, "suspect": 0}, v["counts"]
+[bad] = v["not_ok"]
+assert (bad["link"], bad["verdict"]) == ("rb-host2 -> rb-host3", "bad"), bad
+assert bad["alone"] < 0.25 * bad["best"], bad
 # The synchronised start: every flow of a round was told when to start (on its host's clock)
 # and measured from then on (after its warm-up).
 import glob
+late, waited = [], []
 for f in glob.glob(sys.argv[1] + "/*.json"):
     d = json.load(open(f))
     st = d["setup"]["start"]
     assert st["waited_s"] >= 0 and st["late_s"] >= 0 and st["waited_s"] * st["late_s"] == 0, st
     w = d["results"][0]["window"]
     assert w["start_unix_s"] >= st["at_unix_s"], (w, st)
-print("verdicts: %s; round overlaps %s" % (v["counts"], [round(r["sizes"][0]["overlap"], 2) for r in rounds]))
+    late.append(round(st["late_s"], 2))
+    waited.append(st["waited_s"])
+print("verdicts: %s; round overlaps %s; the flows waited %.1f-%.1f s for their start, late by %s s"
+      % (v["counts"], [round(r["sizes"][0]["overlap"], 2) for r in rounds], min(waited),
+         max(waited), sorted(late)))
+assert len(rounds) == 6, len(rounds)
+flows = []
+for r in rounds:
+    assert r["flows"] == 2 and r["ok"] == 2, r
+    [s] = r["sizes"]
+    # The synchronised start: the flows' windows overlap by 90 % at least (what the fabric issue
+    # asks; a round below it is marked overlap_low).
+    assert 0.9 <= s["overlap"] <= 1 and s["common_window_s"] > 0 and not r["overlap_low"], r
+    ins = sum(h["in_gbps"] for h in s["hosts"].values())
+    outs = sum(h["out_gbps"] for h in s["hosts"].values())
+    assert abs(ins - s["total_gbps"]) < 1e-9 and abs(outs - s["total_gbps"]) < 1e-9, s
 PY
 
 step "3. incast 3 -> rb-host1: one server process serves the three concurrent clients"
@@ -151,7 +185,7 @@ recs = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
 [s] = r["sizes"]
 flows = [d["results"][0]["gbps"] for d in docs]
 assert abs(s["hosts"]["rb-host1"]["in_gbps"] - sum(flows)) < 1e-9, (s, flows)
-assert s["flows"] == 3 and 0 < s["overlap"] <= 1, s
+assert s["flows"] == 3 and 0.9 <= s["overlap"] <= 1 and not r["overlap_low"], r
 print("incast: 3 flows into rb-host1, %.4f Gb/s in, overlap %.2f" % (sum(flows), s["overlap"]))
 PY
 for log in "$WORK"/i/logs/*.server.log; do

@@ -141,14 +141,18 @@ c["timeout_s"] = 20' || fail "cannot write the campaign to stop"
 on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/stop" "$W/stop.json" &
 pid=$!
 # While the first point runs: the command lines on the nodes and the steps as Slurm shows them.
-# (A client: the host checks run rdmabench on the nodes too.)
+# (A client: the host checks run rdmabench on the nodes too.) The point runs until its timeout_s,
+# 20 s after its launch: a deliberate allowance for the three ssh round trips below on a slow
+# guest. Were they later, ps and scontrol would not show the steps and the test would fail; it
+# cannot pass by it.
 wait_for "the first point did not start (see $W/stop.err)" '[ -n "$(on 3 "pgrep -f \"[r]dmabench client\"")" ]'
 for n in 2 3; do on "$n" 'ps -eo args'; done >"$W/ps.out"
 on1 scontrol show step "$(cat "$W/stop.job")" >"$W/steps.out" 2>&1
 grep -q "rdmabench server" "$W/ps.out" && grep -q "rdmabench" "$W/steps.out" ||
     { show "$W/ps.out" "$W/steps.out"; fail "did not see the running steps"; }
 ! grep -q "$TOKEN" "$W/ps.out" "$W/steps.out" || fail "the token is on a command line or in scontrol's view"
-# Then the first point times out, and SIGINT comes while the second one runs.
+# Then the first point times out, and SIGINT comes while the second one runs (up to its own 20 s:
+# the same allowance for one ssh round trip; later, the sweep would exit 1, not 130).
 wait_for "the second point did not start (see $W/stop.err)" 'grep -q "\"status\":\"failed\"" "$W/stop/index.jsonl" 2>/dev/null && [ -n "$(on 3 "pgrep -f \"[r]dmabench client\"")" ]'
 on 1 'pkill -INT -x rdmabench' || fail "cannot send SIGINT to the sweep on rb-host1"
 wait "$pid"
@@ -207,7 +211,9 @@ until [ -s "$W/down.job" ]; do
     [ "$SECONDS" -lt "$deadline" ] && kill -0 "$pid" 2>/dev/null || fail "no allocation for the node-down sweep"
     sleep 0.5
 done
-on 3 'kill $(cat /run/rb-slurm/slurmd.pid)' || fail "cannot stop slurmd on rb-host3"
+# The sweep goes only once slurmd is surely gone (its process ended), not merely signalled.
+on 3 'p=$(cat /run/rb-slurm/slurmd.pid) && kill "$p" && for i in $(seq 300); do kill -0 "$p" 2>/dev/null || exit 0; sleep 0.1; done; exit 1' ||
+    fail "cannot stop slurmd on rb-host3 (or it did not end within 30 s)"
 touch "$W/down.go"
 timeout 600 tail --pid="$pid" -f /dev/null || fail "the node-down sweep did not end within 600 s"
 wait "$pid"
