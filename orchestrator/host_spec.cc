@@ -6,6 +6,7 @@
 #include "harness/error.h"
 #include "harness/json_util.h"
 #include "orchestrator/config_keys.h"
+#include "workloads/gid_option.h"
 #include "workloads/workload_fields.h"
 
 namespace rdmabench {
@@ -107,21 +108,24 @@ HostSpec parse_host_spec(const nlohmann::json& j, const std::string& path,
     if (h.device == "auto") h.device.clear();
   }
   if (auto it = j.find("gid_index"); it != j.end()) {
-    nlohmann::json v = *it;
-    if (v.is_string()) {
-      std::string s = expand_env(v.get<std::string>(), path + "/gid_index");
-      if (!s.empty() && s.size() <= 5 && s.find_first_not_of("0123456789") == std::string::npos)
-        v = std::stoul(s);
-      else
-        v = s;
-    }
-    if (v.is_string() && v.get<std::string>() == "auto") {
-      h.gid_index.reset();
-    } else if (is_uint(v) && v.get<uint64_t>() <= 65535) {
-      h.gid_index = static_cast<int>(v.get<uint64_t>());
-    } else {
-      throw ConfigError(path + "/gid_index", brief_json(*it),
-                        "a GID index from 0 to 65535, or \"auto\"");
+    // What -x takes (an index, a GID, an IP address), as a number or a string, or "auto".
+    const std::string gpath = path + "/gid_index";
+    const std::string allowed = std::string(kGidOptionAllowed) + ", or \"auto\" (the default)";
+    std::string text;
+    if (it->is_string())
+      text = expand_env(it->get<std::string>(), gpath);
+    else if (is_uint(*it))
+      text = std::to_string(it->get<uint64_t>());
+    else
+      throw ConfigError(gpath, brief_json(*it), allowed);
+    if (text != "auto") {
+      try {
+        const GidOption g = parse_gid_option(gpath, text);
+        if (g.index >= 0) h.gid_index = g.index;
+        h.gid = g.gid;
+      } catch (const ConfigError&) {
+        throw ConfigError(gpath, brief_json(*it), allowed);
+      }
     }
   }
   if (auto it = j.find("cpus"); it != j.end()) {
@@ -164,6 +168,12 @@ std::string parse_connect_address(const nlohmann::json& v, const std::string& pa
   if (a.empty() || a.front() == '-' || has_control_or_space(a))
     throw ConfigError(path, brief_json(v), "an address (no spaces, not starting with '-')");
   return a;
+}
+
+std::vector<std::string> gid_args(const HostSpec& h) {
+  if (h.gid_index) return {"-x", std::to_string(*h.gid_index)};
+  if (!h.gid.empty()) return {"-x", h.gid};
+  return {};
 }
 
 void check_in_allocation(const HostSpec& h, const std::string& path,

@@ -15,8 +15,11 @@ namespace rdmabench {
 struct HostSpec {
   std::string host;    // "local" (this machine) or an ssh destination ([user@]host or alias)
   std::string device;  // "" = rdmabench's default (the first device)
-  std::optional<int> gid_index;  // nullopt = auto (the RoCE v2 GID of the port's IPv4 address)
-  std::string rdmabench;         // the rdmabench to run there (path or command name)
+  // -x: a GID index, or a GID or an IP address (`gid`) instead; neither = auto (the RoCE v2 GID
+  // of the port's IPv4 address). The syntax is the command line's (workloads/gid_option.h).
+  std::optional<int> gid_index;
+  std::string gid;
+  std::string rdmabench;  // the rdmabench to run there (path or command name)
   // Where rdmabench's workers run on this host (--cpus "0-3,8" as canonical text, --numa
   // "none"/"auto"/N); "" = not given. A server gets them as its own options; a client gets them
   // unless the point's workload sets cpus / numa itself.
@@ -30,11 +33,14 @@ inline const std::vector<std::string> kHostSpecKeys = {"host",      "device", "g
                                                        "rdmabench", "cpus",   "numa"};
 
 // A host object {"host", "device", "gid_index", "rdmabench", "cpus", "numa"}; `extra_keys` are
-// further keys the
-// caller reads itself. "rdmabench": "self" (the default for "local") is `self_exe`.
+// further keys the caller reads itself. "rdmabench": "self" (the default for "local") is
+// `self_exe`.
 HostSpec parse_host_spec(const nlohmann::json& j, const std::string& path,
                          const std::string& self_exe,
                          const std::vector<std::string>& extra_keys = {});
+
+// The options that give a server or client on `h` its device port's GID: {"-x", VALUE} or none.
+std::vector<std::string> gid_args(const HostSpec& h);
 
 // With the slurm launcher (`allocation` not null): a host other than "local" must be a node of
 // the allocation; ConfigError naming `path`, the host and the allocation's nodes.

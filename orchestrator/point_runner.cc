@@ -16,7 +16,7 @@ using Clock = std::chrono::steady_clock;
 std::vector<std::string> server_argv(const HostSpec& h, size_t sessions) {
   std::vector<std::string> a = {h.rdmabench, "server"};
   if (!h.device.empty()) a.insert(a.end(), {"-d", h.device});
-  if (h.gid_index) a.insert(a.end(), {"-x", std::to_string(*h.gid_index)});
+  for (const std::string& x : gid_args(h)) a.push_back(x);
   if (!h.cpus.empty()) a.insert(a.end(), {"--cpus", h.cpus});
   if (!h.numa.empty()) a.insert(a.end(), {"--numa", h.numa});
   a.insert(a.end(), {"-p", "0"});
@@ -34,7 +34,7 @@ std::vector<std::string> client_argv(const HostSpec& h, const std::string& addre
                                      const std::vector<std::string>& workload) {
   std::vector<std::string> a = {h.rdmabench, "client", address, "-p", port};
   if (!h.device.empty()) a.insert(a.end(), {"-d", h.device});
-  if (h.gid_index) a.insert(a.end(), {"-x", std::to_string(*h.gid_index)});
+  for (const std::string& x : gid_args(h)) a.push_back(x);
   a.insert(a.end(), workload.begin(), workload.end());
   // The host's placement, unless the point's workload places the client itself.
   const auto has = [&](const char* opt) {

@@ -1,27 +1,13 @@
 #include "workloads/fabric_settings.h"
 
-#include <arpa/inet.h>
-
 #include <array>
-#include <cstring>
 #include <tuple>
 
 #include "harness/error.h"
+#include "workloads/gid_option.h"
 
 namespace rdmabench {
 namespace {
-
-// `text` as the 16 bytes of a GID: an IPv6 address, or an IPv4 one (its IPv4-mapped GID).
-bool gid_bytes(const std::string& text, std::array<uint8_t, 16>& out) {
-  in_addr v4{};
-  if (inet_pton(AF_INET6, text.c_str(), out.data()) == 1) return true;
-  if (inet_pton(AF_INET, text.c_str(), &v4) != 1) return false;
-  out = {};
-  out[10] = 0xff;
-  out[11] = 0xff;
-  std::memcpy(out.data() + 12, &v4, 4);
-  return true;
-}
 
 std::string_view type_name(GidType t) { return t == GidType::kRoceV1 ? "RoCE v1" : "RoCE v2"; }
 
@@ -34,8 +20,7 @@ uint32_t choose_gid_index(const PortInfo& port, int gid_index, const std::string
     g = &gid_entry(port, static_cast<uint32_t>(gid_index));
   } else if (!gid_text.empty()) {
     std::array<uint8_t, 16> want{};
-    if (!gid_bytes(gid_text, want))
-      throw ConfigError("gid-index", gid_text, "a GID index, a GID or an IPv4 address");
+    if (!gid_bytes(gid_text, want)) throw ConfigError("gid-index", gid_text, kGidOptionAllowed);
     // Auto: that address's RoCE v2 entry first (an address has a GID of each kind).
     std::array<uint8_t, 16> have{};
     for (const bool v2_only : {type == GidType::kAuto, false})
