@@ -15,6 +15,7 @@ CLI::Option* add_perftest_compat(CLI::App* client, PerftestCompat& c) {
   return client
       ->add_option("--out_json_file", c.out_json_file,
                    "perftest's --out_json_file: the result document into FILE (as --json FILE)")
+      ->type_name("RESULT_FILE")
       ->group(group);
 }
 
