@@ -46,8 +46,8 @@ void print_fabric(std::ostream& out, const FabricSpec& f) {
   if (f.max_flows_per_host)
     out << *f.max_flows_per_host << "\n";
   else
-    out << "auto (each host's CPUs - 1, applied when the sweep runs: the rounds below are before "
-           "that split)\n";
+    out << "auto (the fewest online CPUs of any host, minus one, for every host; applied when "
+           "the sweep runs: the rounds below are before that split)\n";
   for (const FabricHost& h : f.hosts) {
     out << "  host " << h.name << ": " << h.spec.host;
     if (!h.spec.device.empty()) out << ", device " << h.spec.device;

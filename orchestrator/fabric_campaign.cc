@@ -195,8 +195,10 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
     const bool is_auto = it->is_string() && it->get<std::string>() == "auto";
     if (!is_auto) {
       if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > 100000)
-        throw ConfigError(path + "/max_flows_per_host", brief_json(*it),
-                          "\"auto\" (each host's CPUs - 1) or a whole number from 1 to 100000");
+        throw ConfigError(
+            path + "/max_flows_per_host", brief_json(*it),
+            "\"auto\" (the fewest online CPUs of any host, minus one) or a whole number from "
+            "1 to 100000");
       f.max_flows_per_host = static_cast<uint32_t>(it->get<uint64_t>());
     }
   }

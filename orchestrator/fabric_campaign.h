@@ -28,7 +28,9 @@
 // blank lines are skipped. A relative path is relative to the campaign file's folder.
 //
 // "max_flows_per_host": a host's flows in one round (as server plus as client); a round over it
-// is split (fabric_plan.h). "auto": each host's online CPUs - 1 (at least 1), applied when the
+// is split (fabric_plan.h). "auto": the fewest online CPUs of any host, minus one (at least 1),
+// for every host (fabric_run.h) — the planner splits a round as a whole against one cap, and a
+// flow loads both its ends, so the host with the fewest CPUs bounds them all. Applied when the
 // sweep runs, after the host check; --dry-run then shows the rounds before that split.
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -8,13 +8,18 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "harness/error.h"
 #include "orchestrator/campaign.h"
 #include "orchestrator/clock_offset.h"
+#include "orchestrator/dry_run.h"
 #include "orchestrator/fabric_run.h"
+#include "orchestrator/launcher.h"
 #include "orchestrator/round_summary.h"
 #include "tests/unit/test_util.h"
 
@@ -218,6 +223,37 @@ TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
   run = plan_fabric_run(capped, {all[1], all[4]}, {});
   ASSERT_EQ(run.groups.size(), 2u);
   EXPECT_EQ(run.groups[0].members.size(), 1u);
+}
+
+// "auto" is one cap for every host: the fewest online CPUs of any host, minus one. Incast 2 -> a,
+// where a and c have 8 CPUs and b has 2: the cap is 1 for a as well, so the round runs as two
+// parts of one flow each (a cap of each host's own CPUs - 1 would leave a at 7, and the round
+// whole). The dry run says the same rule.
+TEST(FabricRun, TheAutoCapIsTheFewestCpusOfAnyHostForEveryHost) {
+  const json incast = {{"pattern", "incast"}, {"degrees", {2}}, {"targets", {0}}};
+  const Campaign c = parse(fabric_campaign({{"hosts", {"a", "b", "c"}}, {"pattern", incast}}));
+  const Expansion x = expand(c);
+  std::vector<const Point*> todo;
+  for (const auto& p : x.points) todo.push_back(&p);
+  const FabricRun run = plan_fabric_run(c, todo, {{"a", 8}, {"b", 2}, {"c", 8}});
+  EXPECT_EQ(run.note, "max flows per host: auto = 1 (the fewest CPUs, b: 2 CPUs, minus one)");
+  ASSERT_EQ(run.groups.size(), 4u);  // 2 parts x 2 combinations (write, send)
+  for (const auto& g : run.groups) {
+    ASSERT_EQ(g.members.size(), 1u);
+    EXPECT_EQ(g.members[0].server_name, "a");  // the 8-CPU host, capped at 1 too
+  }
+  // With every host at 8 CPUs the cap is 7: one round of both flows.
+  EXPECT_EQ(plan_fabric_run(c, todo, {{"a", 8}, {"b", 8}, {"c", 8}}).groups.size(), 2u);
+
+  std::map<std::string, std::unique_ptr<Launcher>> launchers;
+  for (const FabricHost& h : c.fabric->hosts)
+    launchers[h.spec.host] = make_ssh_launcher(h.spec.host, {});
+  std::ostringstream dry;
+  print_dry_run(dry, c, x, launchers, {}, "out/fab");
+  EXPECT_NE(dry.str().find("max flows per host: auto (the fewest online CPUs of any host, minus "
+                           "one, for every host; applied when the sweep runs"),
+            std::string::npos)
+      << dry.str();
 }
 
 // --resume: every round with a flow still to run runs whole (its finished flows as well), so a
