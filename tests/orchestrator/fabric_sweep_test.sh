@@ -4,12 +4,12 @@
 # (RDMABENCH_TEST_DEVICE/ADDR/GID_INDEX set).
 #   1. configs/fabric-local.json (pairwise, both directions): --dry-run lists 6 rounds of 2 flows
 #      and 12 points, the same on every call; the sweep runs them all ok with --verify; every
-#      ordered pair of hosts is measured exactly once; the flows of a round share no host; each
-#      result carries its fabric fields (pattern, round, server, client) matching the dry run;
-#      index.jsonl has a round record per round (total, per-host in/out, fairness, spread, the
-#      overlap of the flows' measurement windows as the results' windows give it) and the sweep
-#      prints a line for each; each result's window spans its measured seconds; the host's
-#      clock offset (one clock here) lies within its uncertainty.
+#      ordered pair of hosts is measured exactly once, and every link's verdict is ok; the flows
+#      of a round share no host; each result carries its fabric fields (pattern, round, server,
+#      client) matching the dry run; index.jsonl has a round record per round (total, per-host
+#      in/out, fairness, spread, the overlap of the flows' measurement windows as the results'
+#      windows give it) and the sweep prints a line for each; each result's window spans its
+#      measured seconds; the host's clock offset (one clock here) lies within its uncertainty.
 #   2. incast 3 -> 1 (max_flows_per_host 3), write and send: one round per op, its 3 flows served
 #      by one server process (--sessions 3).
 #   3. step 1's folder with one flow recorded failed: --resume (and its dry run) runs that flow's
@@ -81,7 +81,9 @@ for (i, label), flows in rounds.items():
 lines = [json.loads(l) for l in open(d + "/index.jsonl")]
 records = [r for r in lines if r.get("record") == "round"]
 (verdicts,) = [r for r in lines if r.get("record") == "verdicts"]
-assert verdicts["judged"] == 12 and verdicts["counts"]["bad"] == 0, verdicts
+# No link flagged: every verdict ok ("congested", "failed" or "suspect" fails the test too).
+assert verdicts["judged"] == 12 and not verdicts["not_ok"], verdicts
+assert verdicts["counts"] == {"ok": 12, "congested": 0, "bad": 0, "failed": 0, "suspect": 0}, verdicts
 assert len(records) == 6, records
 for r in records:
     assert r["record"] == "round" and r["flows"] == 2 and r["ok"] == 2 and r["failed"] == 0, r
