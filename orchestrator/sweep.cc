@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "harness/error.h"
+#include "harness/temp_dir.h"
 #include "harness/utc_time.h"
 #include "orchestrator/campaign.h"
 #include "orchestrator/cliff.h"
@@ -68,32 +69,15 @@ void make_dir(const std::string& d) {
   if (ec) throw ConfigError("--out", d, "a folder that can be created (" + ec.message() + ")");
 }
 
-// The private folder for ssh's control sockets; removed at the end.
-class ControlDir {
- public:
-  ControlDir() {
-    // $TMPDIR when its path leaves room for the socket names: a Unix socket path has at most
-    // 107 characters; ssh binds "%C" (40) plus a temporary suffix (17) in our folder (21 more).
-    constexpr size_t kMaxBase = 107 - 21 - 1 - 40 - 17;
-    std::string base = "/tmp";
-    if (const char* t = std::getenv("TMPDIR");
-        t != nullptr && *t == '/' && std::strlen(t) <= kMaxBase)
-      base = t;
-    std::string tmpl = base + "/rdmabench-ssh.XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (::mkdtemp(buf.data()) == nullptr) throw_sys("mkdtemp", tmpl);
-    path_ = buf.data();
-  }
-  ~ControlDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// The folder for ssh's control sockets: $TMPDIR when its path leaves room for the socket names
+// (a Unix socket path has at most 107 characters; ssh binds "%C" (40) plus a temporary suffix
+// (17) in our folder (21 more)), else /tmp.
+fs::path control_dir_parent() {
+  constexpr size_t kMaxBase = 107 - 21 - 1 - 40 - 17;
+  const char* t = std::getenv("TMPDIR");
+  if (t != nullptr && *t == '/' && std::strlen(t) <= kMaxBase) return t;
+  return "/tmp";
+}
 
 struct HostUse {
   std::string rdmabench;        // the first rdmabench path seen for the host (env capture)
@@ -184,10 +168,11 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
                       "continue that sweep, or choose another --out");
   }
 
-  std::unique_ptr<ControlDir> control;
+  std::unique_ptr<TempDir> control;  // ssh's control sockets; removed at the end
   bool any_ssh = false;
   for (const auto& [h, u] : hosts) any_ssh = any_ssh || (h != "local" && !c.allocation);
-  if (any_ssh && !opt.dry_run) control = std::make_unique<ControlDir>();
+  if (any_ssh && !opt.dry_run)
+    control = std::make_unique<TempDir>("rdmabench-ssh", control_dir_parent());
   std::map<std::string, std::unique_ptr<Launcher>> launchers;
   for (const auto& [h, u] : hosts) {
     if (h == "local") {
@@ -197,7 +182,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
           make_slurm_launcher(h, SlurmSettings{c.allocation->job_id, c.connect_timeout_s});
     } else {
       SshSettings s{c.ssh_config, c.connect_timeout_s,
-                    control ? control->path() : std::string("/tmp/rdmabench-ssh.XXXXXX")};
+                    control ? control->str() : std::string("/tmp/rdmabench-ssh.XXXXXX")};
       launchers[h] = make_ssh_launcher(h, s);
     }
   }

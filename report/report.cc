@@ -1,7 +1,5 @@
 #include "report/report.h"
 
-#include <stdlib.h>
-
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +7,7 @@
 #include <sstream>
 
 #include "harness/error.h"
+#include "harness/temp_dir.h"
 #include "harness/utc_time.h"
 #include "report/data_uri.h"
 #include "report/figures.h"
@@ -21,25 +20,6 @@
 namespace rdmabench {
 namespace fs = std::filesystem;
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "rdmabench-report.XXXXXX").string();
-    if (mkdtemp(name.data()) == nullptr) throw_sys("mkdtemp", name);
-    path_ = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read_binary(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -128,7 +108,7 @@ std::string run_report(const ReportOptions& opt, std::ostream& notes) {
 
   std::vector<EmbeddedFigure> embedded;
   if (!figures.empty()) {
-    TempDir tmp;
+    TempDir tmp("rdmabench-report");
     std::vector<std::string> images =
         write_figures(figures, tmp.path().string(), opt.format, gnuplot);
     for (size_t i = 0; i < figures.size(); ++i)

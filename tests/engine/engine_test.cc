@@ -20,11 +20,6 @@
 namespace rdmabench::test {
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : "";
-}
-
 struct Testbed {
   std::string device = env("RDMABENCH_TEST_DEVICE");
   std::string addr = env("RDMABENCH_TEST_ADDR");

@@ -18,11 +18,6 @@
 namespace rdmabench::test {
 namespace {
 
-std::string env(const char* n) {
-  const char* v = std::getenv(n);
-  return v != nullptr ? v : "";
-}
-
 class Faults : public ::testing::Test {
  protected:
   void SetUp() override {

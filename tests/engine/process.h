@@ -23,6 +23,12 @@ inline std::string bin() {
   return v != nullptr && *v != '\0' ? v : RDMABENCH_BIN;
 }
 
+// An environment variable's value, "" when unset.
+inline std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
 struct RunOutput {
   int status = -1;  // exit status, or 128 + signal
   std::string out;

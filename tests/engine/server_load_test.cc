@@ -32,11 +32,6 @@
 namespace rdmabench::test {
 namespace {
 
-std::string env(const char* n) {
-  const char* v = std::getenv(n);
-  return v != nullptr ? v : "";
-}
-
 // Connects to addr:port from the local address `from` (127.0.0.N: each attacker its own source,
 // as strangers on the network would be; "" = the kernel's choice).
 int connect_to(const std::string& addr, int port, const std::string& from = "") {

@@ -11,34 +11,12 @@
 #include <string>
 #include <thread>
 
+#include "tests/unit/test_util.h"
+
 namespace rdmabench {
 namespace {
 
-// Sets an environment variable for the lifetime of the object, restoring the old value.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      unsetenv(name_.c_str());
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using testutil::ScopedEnv;
 
 // Elapsed time measured by `clock` and by CLOCK_MONOTONIC over the same interval.
 std::pair<double, double> measure(const Clock& clock, std::chrono::milliseconds interval) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/temp_dir.h"
+
 namespace rdmabench {
 namespace {
 
@@ -20,29 +22,16 @@ namespace fs = std::filesystem;
 // A fake /sys/class/infiniband in a temporary directory, removed at the end of the test.
 class FakeSysfs {
  public:
-  FakeSysfs() {
-    std::string tmpl = (fs::temp_directory_path() / "rdmabench_sysfs.XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    root_ = buf.data();
-  }
-  ~FakeSysfs() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
   // Writes DEV/ports/PORT/GROUP/NAME with `content` (sysfs files end with a newline).
   void put(const std::string& dev, uint32_t port, const std::string& group, const std::string& name,
            const std::string& content) {
-    fs::path dir = root_ / dev / "ports" / std::to_string(port) / group;
-    fs::create_directories(dir);
-    std::ofstream(dir / name) << content;
+    dir_.put(dev + "/ports/" + std::to_string(port) + "/" + group + "/" + name, content);
   }
-  std::string root() const { return root_.string(); }
-  const fs::path& path() const { return root_; }
+  std::string root() const { return dir_.str(); }
+  const fs::path& path() const { return dir_.path(); }
 
  private:
-  fs::path root_;
+  TempDir dir_{"rdmabench_sysfs"};
 };
 
 TEST(CountersTest, ReadsBothCounterGroups) {

@@ -15,6 +15,7 @@
 #include "harness/error.h"
 #include "harness/host_memory.h"
 #include "harness/numa.h"
+#include "harness/temp_dir.h"
 #include "tests/unit/test_util.h"
 #include "workloads/result.h"
 #include "workloads/workload.h"
@@ -459,29 +460,6 @@ TEST(KnobsOptionsTest, CampaignFieldsBecomeClientOptions) {
 }
 
 // ---- host helpers -----------------------------------------------------------------------------
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "rdmabench_knobs.XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    root_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  void put(const std::string& rel, const std::string& content) {
-    fs::create_directories((root_ / rel).parent_path());
-    std::ofstream(root_ / rel) << content;
-  }
-  std::string str() const { return root_.string(); }
-
- private:
-  fs::path root_;
-};
 
 TEST(NumaTest, CpuListsParse) {
   EXPECT_EQ(parse_cpu_list("0-3,8,10-11\n"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));

@@ -14,12 +14,14 @@
 #include <sstream>
 
 #include "harness/error.h"
+#include "harness/temp_dir.h"
 #include "report/csv_export.h"
 #include "report/gnuplot.h"
 #include "report/grouping.h"
 #include "report/results_set.h"
 #include "report/spread.h"
 #include "report/templates.h"
+#include "tests/unit/test_util.h"
 #include "workloads/workload_fields.h"
 
 namespace rdmabench {
@@ -53,24 +55,6 @@ std::vector<json> fixture_docs(const std::string& folder) {
   for (const auto& f : files) docs.push_back(read_json(f));
   return docs;
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "rdmabench_plot_test.XXXXXX").string();
-    if (mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 std::vector<std::string> plot(const std::vector<std::string>& inputs, const fs::path& out,
                               const std::string& format = "png", const std::string& group_by = "",
@@ -132,24 +116,6 @@ void expect_image(const fs::path& p, const std::string& format) {
     EXPECT_NE(b.find("%%EOF", b.size() - 32), std::string::npos) << p;
   }
 }
-
-// Restores an environment variable at the end of a scope.
-class EnvGuard {
- public:
-  explicit EnvGuard(const char* name) : name_(name) {
-    if (const char* v = getenv(name)) old_ = v;
-  }
-  ~EnvGuard() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 std::vector<const ResultFile*> pointers(const std::vector<ResultFile>& files) {
   std::vector<const ResultFile*> out;
@@ -588,7 +554,7 @@ TEST(PlotErrors, ForeignJsonInAFolderIsSkippedWithANote) {
 
 TEST(PlotErrors, MissingGnuplotIsAClearError) {
   TempDir empty_bin, out;
-  EnvGuard keep("PATH");
+  testutil::ScopedEnv keep("PATH");
   setenv("PATH", empty_bin.str().c_str(), 1);
   try {
     plot({fixture("bw")}, out.path());

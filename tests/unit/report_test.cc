@@ -479,7 +479,7 @@ TEST(Report, CounterDeltasAndTheShareOfTheLink) {
 
 TEST(ReportErrors, WithoutGnuplotThePageHasTheTablesAndSaysWhy) {
   TempDir empty_bin, out;
-  EnvGuard keep("PATH");
+  ScopedEnv keep("PATH");
   setenv("PATH", empty_bin.str().c_str(), 1);
   ReportOptions opt;
   opt.inputs = {results_fixture("bw")};

@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/temp_dir.h"
+#include "tests/unit/test_util.h"
+
 namespace rdmabench::testutil {
 
 namespace fs = std::filesystem;
@@ -49,43 +52,7 @@ inline std::vector<fs::path> json_files(const fs::path& dir) {
   return files;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "rdmabench_report_test.XXXXXX").string();
-    if (mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-// Restores an environment variable at the end of a scope.
-class EnvGuard {
- public:
-  explicit EnvGuard(const char* name) : name_(name) {
-    if (const char* v = getenv(name)) old_ = v;
-  }
-  ~EnvGuard() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using rdmabench::TempDir;
 
 // Copies every result document of `src` into `dst` (created), passing each through `edit`.
 inline void copy_docs(const fs::path& src, const fs::path& dst,

@@ -20,6 +20,7 @@
 #include "harness/error.h"
 #include "harness/histogram.h"
 #include "harness/statistics.h"
+#include "harness/temp_dir.h"
 #include "tests/unit/test_util.h"
 #include "workloads/result.h"
 #include "workloads/workload.h"
@@ -31,26 +32,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using testutil::catch_config_error;
-
-// A temporary directory, removed with its contents at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "rdmabench_result_test.XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
