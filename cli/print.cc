@@ -61,7 +61,11 @@ void print_header(std::ostream& os, const Workload& w) {
      << " QP(s), CQ " << to_string(w.cq) << ", connect " << to_string(w.connect)
      << (w.bidir ? ", bidirectional" : "") << "\n"
      << " tx depth " << w.tx_depth << ", rx depth " << w.rx_depth << ", signal every "
-     << w.effective_signal_every() << (w.verify ? ", verifying payloads" : "") << "\n"
+     << w.effective_signal_every()
+     // The default interval is lowered per size (Workload::bw_signal_every); the results say how.
+     << (w.mode == Mode::kBw && w.signal_every == 0 ? " at most (per size: >= 4 a phase, 1 a MiB)"
+                                                    : "")
+     << (w.verify ? ", verifying payloads" : "") << "\n"
      << kRule << "\n";
   if (w.mode == Mode::kBw) {
     os << " #bytes     #iterations    BW average[Gb/sec]   MsgRate[Mpps]   CPU[%]\n";

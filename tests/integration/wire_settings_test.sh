@@ -25,6 +25,9 @@
 #      change`; there is one at least) is below the floor, the lowest lies where the limit may
 #      have held, the link ran above the floor before `tc qdisc add` began, and --min-gbps (a
 #      quarter of the rate) makes the client exit 7 naming the interval.
+#   7. Few large writes (16 x 1 MiB) through a rate limit (a quarter of the pair's rate) with a
+#      4 s no-progress timeout: the run completes, each write signalled (the signalling rule of
+#      bandwidth mode), at the limit's rate.
 # Usage: wire_settings_test.sh RDMABENCH. Fails (never skips) when the pair cannot run.
 set -u
 BIN=${1:?usage: wire_settings_test.sh RDMABENCH}
@@ -252,6 +255,35 @@ assert tb <= low["start_unix_s"] and end(low) <= t2, (low, tb, t2)
 # Before `tc qdisc add` began, the link ran above the floor.
 before = [i for i in full if end(i) <= tb]
 assert before and max(i["gbps"] for i in before) > floor, before
+PY
+
+step "7. few large writes through a rate-limited link: several completions, no false \"no progress\""
+# 16 writes of 1 MiB, 16 in flight, through a limit of a quarter of the pair's rate, with a
+# no-progress timeout of 4 s. Signalled once every min(100, depth) = 16 writes (the old rule),
+# the first completion would need all 16 MiB: 4 s or more on any link below 16 MB/s (the testbed
+# runs at 2-12 MB/s), a "no progress" failure. The signalling rule (at least 4 signalled
+# completions per phase, one per MiB) signals each write: a completion every 1 MiB, 0.7 s at
+# 6 MB/s. The queue behind the limit (16 MiB, 11 s at 1.5 MB/s; netem's limit raised from 1,000
+# packets so none is dropped) stays within the ACK timeout (4.096 us x 2^22 = 17 s).
+slow=$(python3 -c "print(max(100, int($rate * 1e6 / 4)))")  # kbit/s
+rssh rb-host2 "tc qdisc add dev $ND2 root netem rate ${slow}kbit limit 100000" ||
+    fail "slow: tc netem rate on rb-host2"
+rc=0
+rssh rb-host2 "exec $BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/slow.json \
+    --op write -s 1M -n 16 -t 16 --qp-timeout 22 --timeout 4" >"$WORK/slow.out" 2>&1 || rc=$?
+rssh rb-host2 "tc qdisc del dev $ND2 root" || true
+show "$WORK/slow.out"
+[ "$rc" = 0 ] || fail "slow: the client exited $rc through a ${slow} kbit/s link"
+python3 - "$WORK/slow.json" "$slow" <<'PY' || fail "slow: not 16 signalled writes at the limit's rate"
+import json, sys
+d = json.load(open(sys.argv[1]))
+limit_gbps = int(sys.argv[2]) / 1e6
+r = d["results"][0]
+print("    1 MiB x %d in %.2f s: %.4f Gb/s (limit %.4f), signalled every %d"
+      % (r["ops"], r["seconds"], r["gbps"], limit_gbps, r["signal_every"]), file=sys.stderr)
+assert d["error"] is None and r["ops"] == 16 and r["signal_every"] == 1, r
+# It went through the limit: the 16 MiB took at least as long as the limit allows (less 10 %).
+assert r["gbps"] <= 1.1 * limit_gbps, (r["gbps"], limit_gbps)
 PY
 
 step "no rdmabench client left on rb-host2"
