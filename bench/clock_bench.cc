@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "harness/clock.h"
+#include "base/clock.h"
 
 namespace rdmabench {
 namespace {

@@ -1,4 +1,4 @@
-// The real bandwidth and latency loops (workloads/*_datapath.h) over an in-memory fake of the
+// The real bandwidth and latency loops (engine/*_datapath.h) over an in-memory fake of the
 // verbs they call: what remains is rdmabench's own per-operation bookkeeping (signal decision,
 // wr_id encoding, completion accounting, clock reads, histogram record), i.e. the engine's
 // overhead per message on top of the provider.
@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
-#include "workloads/bw_datapath.h"
-#include "workloads/lat_datapath.h"
-#include "workloads/work_requests.h"
+#include "engine/bw_datapath.h"
+#include "engine/lat_datapath.h"
+#include "engine/work_requests.h"
 
 namespace rdmabench {
 namespace {

@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "orchestrator/campaign.h"
-#include "orchestrator/fabric_plan.h"
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_plan.h"
 
 namespace rdmabench {
 namespace {

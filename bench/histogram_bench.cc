@@ -5,9 +5,9 @@
 #include <random>
 #include <vector>
 
-#include "harness/clock.h"
-#include "harness/histogram.h"
-#include "harness/statistics.h"
+#include "base/clock.h"
+#include "base/histogram.h"
+#include "base/statistics.h"
 
 namespace rdmabench {
 namespace {

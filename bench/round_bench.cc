@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/campaign.h"
-#include "orchestrator/fabric_run.h"
-#include "orchestrator/launcher.h"
-#include "orchestrator/process.h"
-#include "orchestrator/round_runner.h"
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_run.h"
+#include "orchestrator/fabric/round_runner.h"
+#include "orchestrator/launch/launcher.h"
+#include "orchestrator/launch/process.h"
 
 namespace rdmabench {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <iostream>
 
+#include "base/error.h"
+#include "base/version.h"
 #include "cli/exit_status.h"
-#include "harness/error.h"
-#include "harness/version.h"
 
 namespace rdmabench {
 namespace {

@@ -3,8 +3,8 @@
 #include <csignal>
 
 #include "cli/exit_status.h"
-#include "workloads/gid_option.h"
-#include "workloads/workload_options.h"
+#include "model/gid_option.h"
+#include "model/workload_options.h"
 
 namespace rdmabench {
 namespace {

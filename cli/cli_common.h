@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "workloads/fabric.h"
+#include "engine/fabric.h"
 
 namespace rdmabench {
 

@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "base/error.h"
 #include "cli/exit_status.h"
 #include "cli/print.h"
 #include "cli/workload_cli.h"
-#include "harness/device.h"
-#include "harness/error.h"
-#include "workloads/result.h"
+#include "model/result.h"
+#include "verbs/device.h"
 
 namespace rdmabench {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "cli/cli_common.h"
 #include "cli/perftest_compat.h"
-#include "workloads/session.h"
-#include "workloads/workload_options.h"
+#include "engine/session.h"
+#include "model/workload_options.h"
 
 namespace rdmabench {
 

@@ -5,7 +5,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/print.h"
-#include "harness/device.h"
+#include "verbs/device.h"
 
 namespace rdmabench {
 

@@ -2,8 +2,8 @@
 
 #include <iostream>
 
+#include "base/version.h"
 #include "cli/cli_docs.h"
-#include "harness/version.h"
 
 namespace rdmabench {
 

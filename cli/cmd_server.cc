@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "harness/error.h"
-#include "workloads/workload_fields.h"
-#include "workloads/workload_options.h"
+#include "base/error.h"
+#include "model/workload_fields.h"
+#include "model/workload_options.h"
 
 namespace rdmabench {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/cli_common.h"
-#include "workloads/session.h"
+#include "engine/session.h"
 
 namespace rdmabench {
 

@@ -2,7 +2,7 @@
 // rdmabench sweep: a campaign over many hosts (orchestrator/).
 #include <CLI/CLI.hpp>
 
-#include "orchestrator/sweep.h"
+#include "orchestrator/sweep/sweep.h"
 
 namespace rdmabench {
 

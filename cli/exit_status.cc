@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "orchestrator/sweep.h"
+#include "orchestrator/sweep/sweep.h"
 
 static_assert(rdmabench::kExitBadLink == rdmabench::kSweepBadLink);
 

@@ -3,7 +3,7 @@
 // README ("Exit status"); the client's failure kinds map onto it.
 #include <string>
 
-#include "workloads/result.h"
+#include "model/result.h"
 
 namespace rdmabench {
 

@@ -4,7 +4,7 @@
 // never warns about CPU frequency), --report_gbits (rdmabench reports Gb/s always), --out_json
 // and --out_json_file=FILE (rdmabench's result document, results/SCHEMA.md, written where
 // perftest would write its JSON). Each prints a note saying so. The workload options' perftest
-// spellings are aliases in the workload field table (workloads/workload_field_table.cc).
+// spellings are aliases in the workload field table (model/workload_field_table.cc).
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>

@@ -3,8 +3,8 @@
 #include <iosfwd>
 #include <vector>
 
-#include "harness/device.h"
-#include "workloads/result.h"
+#include "model/result.h"
+#include "verbs/device.h"
 
 namespace rdmabench {
 

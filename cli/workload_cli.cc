@@ -1,6 +1,6 @@
 #include "cli/workload_cli.h"
 
-#include "workloads/workload_fields.h"
+#include "model/workload_fields.h"
 
 namespace rdmabench {
 namespace {

@@ -1,10 +1,10 @@
 #pragma once
 // The client's workload options on a CLI11 command: one option per entry of the workload field
-// table (workloads/workload_fields.h), with its spellings and help, plus the shorthands -a, -e
+// table (model/workload_fields.h), with its spellings and help, plus the shorthands -a, -e
 // and -R. The values are kept as typed in `args`; build_workload() checks them.
 #include <CLI/CLI.hpp>
 
-#include "workloads/workload_options.h"
+#include "model/workload_options.h"
 
 namespace rdmabench {
 

@@ -1,7 +1,7 @@
 #pragma once
 // What `rdmabench sweep` writes besides the result documents (orchestrator/README.md), read for
 // `rdmabench report`: DIR/index.jsonl (the status of every point, read with
-// workloads/campaign_index.h), DIR/env/*.json (each host's environment) and DIR/failed/*.json
+// model/campaign_index.h), DIR/env/*.json (each host's environment) and DIR/failed/*.json
 // (the documents of failed runs). Everything here is untrusted input: missing or malformed
 // pieces are noted and left out, never fatal.
 #include <iosfwd>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/campaign_index.h"
+#include "model/campaign_index.h"
 
 namespace rdmabench {
 

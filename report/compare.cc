@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <ostream>
 
-#include "harness/error.h"
+#include "base/error.h"
 #include "report/results_set.h"
 
 namespace rdmabench {

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "harness/error.h"
+#include "base/error.h"
 #include "report/workload_id.h"
 
 namespace rdmabench {

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <ostream>
 
+#include "model/workload_fields.h"
 #include "report/data_table.h"
 #include "report/grouping.h"
-#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {
@@ -61,7 +61,7 @@ const std::vector<std::string> kTailColumns = {"device",
 
 }  // namespace
 
-// The workload columns are the field table's series fields (workloads/workload_fields.h), in
+// The workload columns are the field table's series fields (model/workload_fields.h), in
 // its order: a new knob is a column without an edit here.
 const std::vector<std::string>& csv_columns() {
   static const std::vector<std::string> columns = [] {

@@ -3,7 +3,7 @@
 #include <array>
 #include <stdexcept>
 
-#include "harness/error.h"
+#include "base/error.h"
 
 namespace rdmabench {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "workloads/workload.h"
-#include "workloads/workload_fields.h"
+#include "model/workload.h"
+#include "model/workload_fields.h"
 
 namespace rdmabench {
 namespace {

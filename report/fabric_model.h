@@ -12,7 +12,7 @@
 
 namespace rdmabench {
 
-// One round at one message size (orchestrator/round_summary.h).
+// One round at one message size (orchestrator/fabric/round_summary.h).
 struct RoundRow {
   std::string round;     // "pairwise 2/3"
   std::string workload;  // its matrix values, described
@@ -23,7 +23,7 @@ struct RoundRow {
   bool overlap_low = false;
 };
 
-// A link that is not ok (orchestrator/fabric_verdicts.h).
+// A link that is not ok (orchestrator/fabric/fabric_verdicts.h).
 struct VerdictRow {
   std::string link, workload, metric, verdict, why, point;
   uint64_t size = 0;

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <set>
 
-#include "harness/error.h"
+#include "base/error.h"
 #include "report/data_table.h"
 #include "report/grouping.h"
 #include "report/interval_figures.h"

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "harness/error.h"
+#include "base/error.h"
 
 namespace rdmabench {
 

@@ -5,8 +5,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "harness/error.h"
-#include "workloads/workload_fields.h"
+#include "base/error.h"
+#include "model/workload_fields.h"
 
 namespace rdmabench {
 namespace {

@@ -19,7 +19,7 @@ struct FieldValue {
 };
 
 // The parameters that can tell series apart, in display order: the workload fields the field
-// table marks `series` (workloads/workload_fields.h: op, qp, mode, bidir, depths, ..., the engine
+// table marks `series` (model/workload_fields.h: op, qp, mode, bidir, depths, ..., the engine
 // knobs), then device, transport (of the client's device: "RoCE v2", "RoCE v1", "InfiniBand",
 // "iWARP", from its transport, link layer and GID type), server_address (the server's host,
 // without the port), the campaign's host_pair, server_host and client_host (from a sweep

@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "model/workload_fields.h"
 #include "report/data_table.h"
-#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {

@@ -7,12 +7,12 @@
 #include <ostream>
 #include <sstream>
 
-#include "harness/error.h"
+#include "base/error.h"
+#include "model/campaign_index.h"
 #include "report/figures.h"
 #include "report/gnuplot.h"
 #include "report/link_matrix.h"
 #include "report/results_set.h"
-#include "workloads/campaign_index.h"
 
 namespace rdmabench {
 namespace fs = std::filesystem;

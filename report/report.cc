@@ -6,9 +6,9 @@
 #include <ostream>
 #include <sstream>
 
-#include "harness/error.h"
-#include "harness/temp_dir.h"
-#include "harness/utc_time.h"
+#include "base/error.h"
+#include "base/temp_dir.h"
+#include "base/utc_time.h"
 #include "report/data_uri.h"
 #include "report/figures.h"
 #include "report/gnuplot.h"

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "harness/version.h"
+#include "base/version.h"
+#include "model/workload.h"
 #include "report/html.h"
-#include "workloads/workload.h"
 
 namespace rdmabench {
 namespace {

@@ -90,8 +90,8 @@ struct FailedPoint {
   std::string host_pair, time, workload, error;
 };
 
-// A cliff a search campaign found (orchestrator/cliff.h): along `along`, the metric of `point`
-// dropped by `drop` (0..1) from the previous value of its line.
+// A cliff a search campaign found (orchestrator/search/cliff.h): along `along`, the metric of
+// `point` dropped by `drop` (0..1) from the previous value of its line.
 struct CliffRow {
   std::string point, line, along, value, previous_value, metric, shape;
   double measured = 0, previous = 0, drop = 0;

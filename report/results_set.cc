@@ -6,7 +6,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "harness/error.h"
+#include "base/error.h"
 
 namespace rdmabench {
 

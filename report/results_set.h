@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "workloads/result.h"
+#include "model/result.h"
 
 namespace rdmabench {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <utility>
 
+#include "model/workload.h"
+#include "model/workload_fields.h"
 #include "report/data_table.h"
 #include "report/link_matrix.h"
 #include "report/series_figure.h"
-#include "workloads/workload.h"
-#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {

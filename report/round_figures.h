@@ -1,6 +1,6 @@
 #pragma once
-// Figures of a fabric campaign's round records (issue 18; orchestrator/round_summary.h): how the
-// load spread over the hosts when several flows shared one.
+// Figures of a fabric campaign's round records (issue 18; orchestrator/fabric/round_summary.h): how
+// the load spread over the hosts when several flows shared one.
 //  - "host_traffic" (one per incast or all-to-all round, "host_traffic_2", ...): each host's
 //    in and out Gb/s in that round, side by side, at the round's largest size;
 //  - "incast_fairness" (one per workload combination): Jain's fairness index of an incast

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <set>
 
-#include "workloads/workload.h"
+#include "model/workload.h"
 
 namespace rdmabench {
 namespace {

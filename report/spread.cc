@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "harness/statistics.h"
+#include "base/statistics.h"
 
 namespace rdmabench {
 

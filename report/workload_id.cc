@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "workloads/workload.h"
+#include "model/workload.h"
 
 namespace rdmabench {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "model/result.h"
 #include "tests/engine/process.h"
-#include "workloads/result.h"
 
 namespace rdmabench::test {
 namespace {

@@ -22,12 +22,12 @@
 #include <thread>
 #include <vector>
 
-#include "harness/cm.h"
-#include "harness/oob_channel.h"
-#include "harness/version.h"
+#include "base/oob_channel.h"
+#include "base/version.h"
+#include "engine/fabric.h"
+#include "engine/session_messages.h"
 #include "tests/engine/process.h"
-#include "workloads/fabric.h"
-#include "workloads/session_messages.h"
+#include "verbs/cm.h"
 
 namespace rdmabench::test {
 namespace {

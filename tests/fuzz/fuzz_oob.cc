@@ -1,6 +1,6 @@
 // libFuzzer target: the out-of-band message parser (decode_frame_header, decode_payload,
 // side_info_from_json on an "endpoints" side, workload_from_json on a "hello" workload, and the
-// session message readers of workloads/session_messages.h).
+// session message readers of engine/session_messages.h).
 // Input: a 12-byte frame header, then the payload. See fuzz_targets.h.
 #include "tests/fuzz/fuzz_targets.h"
 

@@ -17,16 +17,16 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/json_util.h"
-#include "harness/oob_channel.h"
-#include "orchestrator/campaign.h"
-#include "workloads/fabric.h"
-#include "workloads/result.h"
-#include "workloads/session_messages.h"
-#include "workloads/workload.h"
-#include "workloads/workload_fields.h"
-#include "workloads/workload_options.h"
+#include "base/error.h"
+#include "base/json_util.h"
+#include "base/oob_channel.h"
+#include "engine/fabric.h"
+#include "engine/session_messages.h"
+#include "model/result.h"
+#include "model/workload.h"
+#include "model/workload_fields.h"
+#include "model/workload_options.h"
+#include "orchestrator/campaign/campaign.h"
 
 namespace rdmabench::fuzz {
 
@@ -51,12 +51,12 @@ bool expect_only_rdmabench_errors(F&& f) {
 
 // ---- fuzz_options -------------------------------------------------------------------------
 // The input is split on '\n'. "KEY=VALUE" sets the WorkloadArgs string named by the long option
-// of a workload field (op, qp, size, iters, tx-depth, ...: workloads/workload_fields.h); a bare
+// of a workload field (op, qp, size, iters, tx-depth, ...: model/workload_fields.h); a bare
 // flag name (a boolean field's option such as bidir or srq, or all, events, rdma-cm) sets that
 // flag; anything else is ignored.
 // build_workload() runs on the result; the whole input also goes, as one string, through the size
 // and number parsers.
-// The field whose long option is `option` (workloads/workload_fields.h), or nullptr.
+// The field whose long option is `option` (model/workload_fields.h), or nullptr.
 inline const WorkloadField* options_field(std::string_view option) {
   for (const WorkloadField& f : workload_fields())
     if (f.option == option) return &f;
@@ -178,7 +178,7 @@ inline int run_workload_json(std::string_view input) {
 // header, the rest the payload; a decoded message with a "side" member goes through
 // side_info_from_json (as an "endpoints" message does), one with a "workload" through
 // workload_from_json (as a "hello" does); hello, accept, start, finish, sent and result messages
-// also go through their readers in workloads/session_messages.h. Returns 1 when the payload and its
+// also go through their readers in engine/session_messages.h. Returns 1 when the payload and its
 // members were accepted, else 0 (the header is checked on its own: a fuzzer rarely writes the right
 // length).
 inline int run_oob(std::span<const uint8_t> input) {

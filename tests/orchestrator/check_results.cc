@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "workloads/campaign_index.h"
-#include "workloads/result.h"
+#include "model/campaign_index.h"
+#include "model/result.h"
 
 namespace fs = std::filesystem;
 

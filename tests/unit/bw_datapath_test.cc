@@ -1,9 +1,9 @@
-// The bandwidth loop's deadline flush (workloads/bw_datapath.h): in duration mode, at the
+// The bandwidth loop's deadline flush (engine/bw_datapath.h): in duration mode, at the
 // deadline each QP with unsignaled work posts one signaled WR, first waiting for send-queue room.
 // That wait polls through the loop's one completion handler, so it fails like the main loop does:
 // on a poll error, on an abort, and after timeout_ticks without progress (it used to spin forever
 // on a CQ that stayed empty). A verbs policy whose CQ never completes the sends drives it there.
-#include "workloads/bw_datapath.h"
+#include "engine/bw_datapath.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/clock.h"
-#include "harness/error.h"
-#include "workloads/work_requests.h"
-#include "workloads/worker_context.h"
+#include "base/clock.h"
+#include "base/error.h"
+#include "engine/work_requests.h"
+#include "engine/worker_context.h"
 
 namespace rdmabench {
 namespace {

@@ -1,6 +1,6 @@
-// The campaign index (workloads/campaign_index.h): the lines the sweep writes and the reader the
+// The campaign index (model/campaign_index.h): the lines the sweep writes and the reader the
 // sweep's --resume and `rdmabench report` share.
-#include "workloads/campaign_index.h"
+#include "model/campaign_index.h"
 
 #include <gtest/gtest.h>
 

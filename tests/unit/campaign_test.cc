@@ -2,7 +2,7 @@
 // combinations skipped with the client's reason), stable point ids, JSON-path errors for
 // malformed campaigns, shell quoting of hostile values (round trips through /bin/sh), the remote
 // job wrapper, and --resume selection from an index.
-#include "orchestrator/campaign.h"
+#include "orchestrator/campaign/campaign.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -18,17 +18,17 @@
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
-#include "orchestrator/host_env.h"
-#include "orchestrator/launcher.h"
-#include "orchestrator/point_id.h"
-#include "orchestrator/point_runner.h"
-#include "orchestrator/process.h"
-#include "orchestrator/progress.h"
-#include "orchestrator/resume.h"
-#include "orchestrator/shell_quote.h"
+#include "base/error.h"
+#include "model/workload_fields.h"
+#include "orchestrator/campaign/point_id.h"
+#include "orchestrator/launch/host_env.h"
+#include "orchestrator/launch/launcher.h"
+#include "orchestrator/launch/process.h"
+#include "orchestrator/launch/shell_quote.h"
+#include "orchestrator/sweep/point_runner.h"
+#include "orchestrator/sweep/progress.h"
+#include "orchestrator/sweep/resume.h"
 #include "tests/unit/test_util.h"
-#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/clock_calibration.h"
+#include "base/clock_calibration.h"
 
 #include <gtest/gtest.h>
 

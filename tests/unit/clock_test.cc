@@ -1,4 +1,4 @@
-#include "harness/clock.h"
+#include "base/clock.h"
 
 #include <gtest/gtest.h>
 

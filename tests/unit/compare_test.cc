@@ -7,7 +7,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "harness/error.h"
+#include "base/error.h"
 #include "report/change_detection.h"
 #include "report/comparison.h"
 #include "report/results_set.h"

@@ -1,5 +1,5 @@
-// Port counters (harness/counters.h): reading a sysfs-like tree and computing deltas.
-#include "harness/counters.h"
+// Port counters (base/counters.h): reading a sysfs-like tree and computing deltas.
+#include "base/counters.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/temp_dir.h"
+#include "base/temp_dir.h"
 
 namespace rdmabench {
 namespace {

@@ -1,7 +1,7 @@
 // Fabric campaigns' pure parts: the "fabric" block (inline hosts, a hostfile, host names in
 // "pairs"), the links and points it expands to, point ids that do not move with the per-host cap,
 // and JSON-path (or hostfile-line) errors.
-#include "orchestrator/fabric_campaign.h"
+#include "orchestrator/fabric/fabric_campaign.h"
 
 #include <gtest/gtest.h>
 
@@ -14,13 +14,13 @@
 #include <sstream>
 #include <string>
 
-#include "harness/error.h"
-#include "orchestrator/campaign.h"
-#include "orchestrator/clock_offset.h"
-#include "orchestrator/dry_run.h"
-#include "orchestrator/fabric_run.h"
-#include "orchestrator/launcher.h"
-#include "orchestrator/round_summary.h"
+#include "base/error.h"
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_run.h"
+#include "orchestrator/fabric/round_summary.h"
+#include "orchestrator/launch/clock_offset.h"
+#include "orchestrator/launch/launcher.h"
+#include "orchestrator/sweep/dry_run.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {

@@ -1,8 +1,8 @@
-// Fabric campaign plans (orchestrator/fabric_plan.h): the pairwise tournament (disjoint rounds,
-// every pair once per direction set, byes, hard-coded rounds for 4 and 5 hosts), incast degrees
-// and targets, all-to-all, ring shifts, seeded bisection matchings, explicit pairs and their
-// errors, splitting rounds over the per-host cap, determinism, and JSON-path errors.
-#include "orchestrator/fabric_plan.h"
+// Fabric campaign plans (orchestrator/fabric/fabric_plan.h): the pairwise tournament (disjoint
+// rounds, every pair once per direction set, byes, hard-coded rounds for 4 and 5 hosts), incast
+// degrees and targets, all-to-all, ring shifts, seeded bisection matchings, explicit pairs and
+// their errors, splitting rounds over the per-host cap, determinism, and JSON-path errors.
+#include "orchestrator/fabric/fabric_plan.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/error.h"
+#include "base/error.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {

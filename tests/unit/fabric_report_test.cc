@@ -7,13 +7,13 @@
 
 #include <sstream>
 
-#include "orchestrator/fabric_verdicts.h"
-#include "orchestrator/round_summary.h"
+#include "model/campaign_index.h"
+#include "orchestrator/fabric/fabric_verdicts.h"
+#include "orchestrator/fabric/round_summary.h"
 #include "report/link_matrix.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "tests/unit/report_test_util.h"
-#include "workloads/campaign_index.h"
 
 namespace rdmabench {
 namespace {

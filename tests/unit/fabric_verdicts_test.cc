@@ -1,14 +1,14 @@
-// Per-link verdicts (orchestrator/fabric_verdicts.h): the criteria block, the relative and
+// Per-link verdicts (orchestrator/fabric/fabric_verdicts.h): the criteria block, the relative and
 // absolute judgements, the best of repetitions, failed flows, the retest's settlement and the
 // index record.
-#include "orchestrator/fabric_verdicts.h"
+#include "orchestrator/fabric/fabric_verdicts.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
+#include "base/error.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {

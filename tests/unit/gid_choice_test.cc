@@ -1,11 +1,11 @@
-// Which GID a side uses (workloads/fabric_settings.h, harness/device.h) on port descriptions,
+// Which GID a side uses (engine/fabric_settings.h, verbs/device.h) on port descriptions,
 // without a device: the automatic choice and its reason, -x as an index, a GID or an IPv4
 // address, --gid-type, and the errors naming the option.
 #include <gtest/gtest.h>
 
-#include "harness/device.h"
+#include "engine/fabric_settings.h"
 #include "tests/unit/test_util.h"
-#include "workloads/fabric_settings.h"
+#include "verbs/device.h"
 
 namespace rdmabench {
 namespace {

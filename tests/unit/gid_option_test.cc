@@ -1,8 +1,8 @@
-// -x/--gid-index's syntax (workloads/gid_option.h), shared by the command line and a campaign
+// -x/--gid-index's syntax (model/gid_option.h), shared by the command line and a campaign
 // host's "gid_index": an index, a GID or an IP address; what a campaign host gives reaches the
 // server's and the client's command lines as -x; a bad value is refused naming the option or the
 // JSON path, the value and what is allowed.
-#include "workloads/gid_option.h"
+#include "model/gid_option.h"
 
 #include <gtest/gtest.h>
 
@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/json_util.h"
-#include "orchestrator/host_spec.h"
-#include "orchestrator/point_runner.h"
+#include "base/error.h"
+#include "base/json_util.h"
+#include "orchestrator/campaign/host_spec.h"
+#include "orchestrator/sweep/point_runner.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {

@@ -1,5 +1,5 @@
 // Percentiles without the upward bias: exact from the kept samples, interpolated within the
-// bucket beyond them (harness/histogram.h), checked against exact percentiles of known data.
+// bucket beyond them (base/histogram.h), checked against exact percentiles of known data.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/histogram.h"
-#include "harness/statistics.h"
+#include "base/histogram.h"
+#include "base/statistics.h"
 
 namespace rdmabench {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/histogram.h"
+#include "base/histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/statistics.h"
+#include "base/statistics.h"
 
 namespace rdmabench {
 namespace {

@@ -1,7 +1,7 @@
-// The client's intervals (workloads/interval_meter.h), driven by hand: a fake measurement whose
+// The client's intervals (engine/interval_meter.h), driven by hand: a fake measurement whose
 // workers show their operations (bandwidth) or record into histograms (latency). Each tick()
 // after until_due() closes one interval; finish() closes the last from the totals.
-#include "workloads/interval_meter.h"
+#include "engine/interval_meter.h"
 
 #include <gtest/gtest.h>
 

@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "harness/device.h"
-#include "harness/error.h"
-#include "harness/host_memory.h"
-#include "harness/numa.h"
-#include "harness/temp_dir.h"
+#include "base/error.h"
+#include "base/host_memory.h"
+#include "base/numa.h"
+#include "base/temp_dir.h"
+#include "model/result.h"
+#include "model/workload.h"
+#include "model/workload_fields.h"
+#include "model/workload_options.h"
 #include "tests/unit/test_util.h"
-#include "workloads/result.h"
-#include "workloads/workload.h"
-#include "workloads/workload_fields.h"
-#include "workloads/workload_options.h"
+#include "verbs/device.h"
 
 namespace rdmabench {
 namespace {

@@ -1,10 +1,10 @@
-// The latency loops' send accounting (workloads/lat_datapath.h), driven by a verbs policy that
+// The latency loops' send accounting (engine/lat_datapath.h), driven by a verbs policy that
 // completes sends late: the peer's reply is seen before the local send completion, as happens on
 // RC when the reply overtakes the ACK's processing. A phase must reap all of its own send
 // completions before it returns, so that none is counted in the next message size (whose
 // counters start from zero): a stale one made completed > posted and the send-queue room check
 // spin forever (seen on the testbed as a write-latency stall at the second size).
-#include "workloads/lat_datapath.h"
+#include "engine/lat_datapath.h"
 
 #include <gtest/gtest.h>
 
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/clock.h"
-#include "harness/histogram.h"
-#include "workloads/work_requests.h"
-#include "workloads/worker_context.h"
+#include "base/clock.h"
+#include "base/histogram.h"
+#include "engine/work_requests.h"
+#include "engine/worker_context.h"
 
 namespace rdmabench {
 namespace {

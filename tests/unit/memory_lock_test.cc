@@ -1,5 +1,5 @@
 // What a run pins (registers) and the RLIMIT_MEMLOCK decision: pure functions, no device.
-#include "workloads/memory_lock.h"
+#include "engine/memory_lock.h"
 
 #include <gtest/gtest.h>
 

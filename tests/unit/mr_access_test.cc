@@ -1,6 +1,6 @@
 // Memory regions get only the remote access the op needs, only on the side the peer targets
-// (workloads/mr_access.h): a send test exposes nothing, a write test no remote read, and so on.
-#include "workloads/mr_access.h"
+// (engine/mr_access.h): a send test exposes nothing, a write test no remote read, and so on.
+#include "engine/mr_access.h"
 
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>

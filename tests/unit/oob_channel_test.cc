@@ -1,6 +1,6 @@
-// The out-of-band channel (harness/oob_channel.h): the frame format, payload checks and the
+// The out-of-band channel (base/oob_channel.h): the frame format, payload checks and the
 // behaviour of a real connection over loopback TCP.
-#include "harness/oob_channel.h"
+#include "base/oob_channel.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -21,8 +21,8 @@
 #include <typeinfo>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/event_fd.h"
+#include "base/error.h"
+#include "base/event_fd.h"
 
 namespace rdmabench {
 namespace {
@@ -337,7 +337,7 @@ TEST(OobChannelTest, ErrorMessageFromThePeerIsRethrown) {
 }
 
 // An "error" message whose "message" is not a string is still garbage from the peer.
-// BUG (harness/oob_channel.cc, OobChannel::recv): it uses j.value("message", std::string(...)),
+// BUG (base/oob_channel.cc, OobChannel::recv): it uses j.value("message", std::string(...)),
 // which throws nlohmann::json::type_error ("type must be string, but is number") for
 // {"type": "error", "message": 5}; recv() therefore lets a json exception escape instead of the
 // PeerError its contract promises for garbage from the peer.

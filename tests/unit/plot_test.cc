@@ -13,8 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "harness/error.h"
-#include "harness/temp_dir.h"
+#include "base/error.h"
+#include "base/temp_dir.h"
+#include "model/workload_fields.h"
 #include "report/csv_export.h"
 #include "report/gnuplot.h"
 #include "report/grouping.h"
@@ -22,7 +23,6 @@
 #include "report/spread.h"
 #include "report/templates.h"
 #include "tests/unit/test_util.h"
-#include "workloads/workload_fields.h"
 
 namespace rdmabench {
 namespace {

@@ -1,8 +1,8 @@
-// Receive credits (workloads/recv_credits.h, recv_credit_rules.h): the step rule, a sender that
+// Receive credits (engine/recv_credits.h, recv_credit_rules.h): the step rule, a sender that
 // stops at the window until the peer's credits arrive, and a receiver that writes its re-posted
 // count once per step, one write in flight, re-writing after the completion what came since.
 // A scripted verbs policy stands in for the device.
-#include "workloads/recv_credits.h"
+#include "engine/recv_credits.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/clock.h"
-#include "harness/error.h"
-#include "workloads/bw_datapath.h"
-#include "workloads/work_requests.h"
-#include "workloads/worker_context.h"
+#include "base/clock.h"
+#include "base/error.h"
+#include "engine/bw_datapath.h"
+#include "engine/work_requests.h"
+#include "engine/worker_context.h"
 
 namespace rdmabench {
 namespace {

@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "harness/error.h"
-#include "orchestrator/cliff.h"
+#include "base/error.h"
+#include "orchestrator/search/cliff.h"
 #include "report/campaign_folder.h"
 #include "report/data_uri.h"
 #include "report/grouping.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/temp_dir.h"
+#include "base/temp_dir.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench::testutil {

@@ -1,4 +1,4 @@
-// The result document (workloads/result.h) and the workload JSON (workloads/workload.h): round
+// The result document (model/result.h) and the workload JSON (model/workload.h): round
 // trips, refusals that name the JSON path, and the atomic file writer.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -17,13 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/histogram.h"
-#include "harness/statistics.h"
-#include "harness/temp_dir.h"
+#include "base/error.h"
+#include "base/histogram.h"
+#include "base/statistics.h"
+#include "base/temp_dir.h"
+#include "model/result.h"
+#include "model/workload.h"
 #include "tests/unit/test_util.h"
-#include "workloads/result.h"
-#include "workloads/workload.h"
 
 namespace rdmabench {
 namespace {
@@ -230,7 +230,7 @@ TEST(ResultJsonTest, SuccessfulRunHasNullErrors) {
 // A point with no data: gbps()/mmsg_per_s() return NaN for a zero-length interval and
 // summarize() returns NaN fields for an empty histogram (both documented in statistics.h).
 // The writer serialises NaN as null, so the reader must accept what the writer wrote.
-// BUG (workloads/result.cc, size_result_from_json): fields written as null from NaN (gbps,
+// BUG (model/result.cc, size_result_from_json): fields written as null from NaN (gbps,
 // mmsg_per_s, latency min/max/mean/..., thread gbps) are read with get<double>(), which throws a
 // json type_error, so run_result_from_json refuses a document that to_json produced
 // ("invalid /results/0 '(result)': a valid size result: ... type must be number, but is null").
@@ -391,7 +391,7 @@ TEST(WorkloadJsonTest, InvalidCombinationNamesTheJsonPath) {
 }
 
 // An integer that does not fit inline_size (int32) must be refused, not wrapped around.
-// BUG (workloads/workload.cc, Reader::get_int): it checks is_number_integer() and then
+// BUG (model/workload.cc, Reader::get_int): it checks is_number_integer() and then
 // get<int32_t>(), so {"inline_size": 4294967296} is silently read as 0 (and 4294967297 as 1)
 // instead of being refused with a ConfigError naming /workload/inline_size. The same narrowing
 // happens for "cpus" entries (v.get<int>()).
@@ -488,7 +488,7 @@ TEST(ResultJsonTest, BadNestedFieldNamesItsPath) {
 
 // The header promises "throws ConfigError naming the path": a missing nested field must be
 // named by its JSON path.
-// BUG (workloads/result.cc, run_result_from_json): every nlohmann exception in the header block
+// BUG (model/result.cc, run_result_from_json): every nlohmann exception in the header block
 // is turned into ConfigError("/", "(result document)", ...), so a document without
 // /hosts/server/kernel is refused with field "/" and the message only says "key 'kernel' not
 // found" — the path (/hosts/server/kernel, as opposed to /hosts/client/kernel) is not named.

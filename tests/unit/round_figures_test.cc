@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-#include "orchestrator/round_summary.h"
+#include "orchestrator/fabric/round_summary.h"
 #include "report/plot.h"
 #include "tests/unit/report_test_util.h"
 

@@ -2,7 +2,7 @@
 // determinism), parsing the block (JSON-path errors), drawing runs (budget, bounds, invalid
 // combinations redrawn or skipped, duplicates, lines along the cliff's dimension), and cliff
 // detection (planted cliffs, smooth curves, repetitions, the index record).
-#include "orchestrator/search.h"
+#include "orchestrator/search/search.h"
 
 #include <gtest/gtest.h>
 
@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
-#include "orchestrator/campaign.h"
-#include "orchestrator/cliff.h"
-#include "orchestrator/sampling.h"
+#include "base/error.h"
+#include "model/campaign_index.h"
+#include "model/workload_fields.h"
+#include "model/workload_options.h"
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/search/cliff.h"
+#include "orchestrator/search/sampling.h"
 #include "tests/unit/test_util.h"
-#include "workloads/campaign_index.h"
-#include "workloads/workload_fields.h"
-#include "workloads/workload_options.h"
 
 namespace rdmabench {
 namespace {

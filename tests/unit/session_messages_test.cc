@@ -1,13 +1,13 @@
-// The session's message readers (workloads/session_messages.h): what a well-formed peer sends is
+// The session's message readers (engine/session_messages.h): what a well-formed peer sends is
 // read back exactly; anything else is a PeerError that names the message and the member.
-#include "workloads/session_messages.h"
+#include "engine/session_messages.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "harness/error.h"
-#include "harness/oob_channel.h"
+#include "base/error.h"
+#include "base/oob_channel.h"
 
 namespace rdmabench {
 namespace {

@@ -3,7 +3,7 @@
 // environment (its errors), the step's argv and environment (the token only in the environment),
 // the step id, and stopping by scancel. Slurm's commands are small scripts here that record what
 // they were given; tests/orchestrator/slurm_sweep_test.sh runs the real Slurm in the testbed.
-#include "orchestrator/slurm_launcher.h"
+#include "orchestrator/launch/slurm_launcher.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -15,11 +15,11 @@
 #include <sstream>
 #include <string>
 
-#include "harness/error.h"
-#include "orchestrator/campaign.h"
-#include "orchestrator/slurm_allocation.h"
+#include "base/error.h"
+#include "model/campaign_index.h"
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/launch/slurm_allocation.h"
 #include "tests/unit/test_util.h"
-#include "workloads/campaign_index.h"
 
 namespace rdmabench {
 namespace {

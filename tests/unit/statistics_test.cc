@@ -1,4 +1,4 @@
-#include "harness/statistics.h"
+#include "base/statistics.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/histogram.h"
+#include "base/histogram.h"
 
 namespace rdmabench {
 namespace {

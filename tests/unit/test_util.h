@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/error.h"
+#include "base/error.h"
 
 namespace rdmabench::testutil {
 

@@ -1,7 +1,7 @@
-// The prebuilt work requests (workloads/work_requests.h), built from plain values without a
+// The prebuilt work requests (engine/work_requests.h), built from plain values without a
 // device: opcodes per op, the SGE split, post-list chaining, remote address and rkey, UD fields,
 // immediate data, atomics' operands, the receive scatter list and the inline flag.
-#include "workloads/work_requests.h"
+#include "engine/work_requests.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
-// The workload field table (workloads/workload_fields.h) is the one description of every field:
+// The workload field table (model/workload_fields.h) is the one description of every field:
 // these tests walk it and carry each field, with a value that is not its default, through every
 // form it takes — client command line (every spelling) -> result document JSON -> campaign value
 // -> workload -> JSON, and campaign value -> client command line -> workload — and check that
 // nothing is lost or changed on the way.
-#include "workloads/workload_fields.h"
+#include "model/workload_fields.h"
 
 #include <gtest/gtest.h>
 
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "cli/workload_cli.h"
+#include "model/workload.h"
+#include "model/workload_options.h"
 #include "tests/unit/test_util.h"
-#include "workloads/workload.h"
-#include "workloads/workload_options.h"
 
 namespace rdmabench {
 namespace {

@@ -1,6 +1,6 @@
-// Command-line spellings -> Workload (workloads/workload_options.h): sizes with suffixes, lists,
+// Command-line spellings -> Workload (model/workload_options.h): sizes with suffixes, lists,
 // ranges and "all", and refusals that name the option, the value and what is allowed.
-#include "workloads/workload_options.h"
+#include "model/workload_options.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
+#include "base/error.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {
@@ -446,7 +446,7 @@ TEST(BuildWorkloadTest, OverflowIsRefused) {
 }
 
 // A range whose end is at or above 2^63 must be refused (it is far above the 1G limit anyway).
-// BUG (workloads/workload.cc, parse_size_list): the range loop `for (v = lo; v <= hi; v *= 2)`
+// BUG (model/workload.cc, parse_size_list): the range loop `for (v = lo; v <= hi; v *= 2)`
 // overflows once v reaches 2^63: v becomes 0, which is <= hi forever, so "1-8589934592G"
 // (hi = 2^63) or "1-9223372036854775808" appends zeros until the allocation fails (bad_alloc
 // after exhausting memory; confirmed in a separate process under `ulimit -v`). Enabling this
@@ -461,7 +461,7 @@ TEST(BuildWorkloadTest, RangeEndingAtOrAbove2To63IsRefused) {
 }
 
 // "i" and "B" belong to a K/M/G suffix ("4KiB"); a bare "4i" or "4iB" is not a byte count.
-// BUG (workloads/workload.cc, parse_size): the trailing "B" and "i" are stripped before the
+// BUG (model/workload.cc, parse_size): the trailing "B" and "i" are stripped before the
 // multiplier is checked, so "4i", "4iB" and "4ib" are accepted as 4 bytes instead of being
 // refused like "4X".
 TEST(BuildWorkloadTest, BareBinaryMarkerIsRefused) {
@@ -542,7 +542,7 @@ TEST(ParseSecondsOptionTest, RefusesNanInfEmptyAndGarbage) {
 
 // The message for a refused value must state the real lower bound: "-D 0" is refused because
 // the minimum is 0.001 s, so the message must say 0.001.
-// BUG (workloads/workload_options.cc, parse_seconds_option): the lower bound is formatted as
+// BUG (model/workload_options.cc, parse_seconds_option): the lower bound is formatted as
 // std::to_string(lo).substr(0, 4), which turns 0.001 into "0.00" (and 0.1 into "0.10"), so
 // `-D 0` is refused with "seconds from 0.00 to 86400" — a message that allows the value it
 // refuses.

@@ -1,8 +1,8 @@
-// Validation rules of the Workload (workloads/workload.h): every invalid combination is refused
+// Validation rules of the Workload (model/workload.h): every invalid combination is refused
 // with a ConfigError that names the option, the value and what is allowed; every valid
 // combination from the verbs table is accepted; device limits are enforced with messages that
 // name the device's limit.
-#include "workloads/workload.h"
+#include "model/workload.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
+#include "base/error.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {

@@ -1,0 +1,96 @@
+#include "engine/queue_pairs.h"
+
+#include <algorithm>
+#include <random>
+
+namespace rdmabench {
+namespace {
+
+ibv_qp_type qp_type_of(QpType t) noexcept {
+  switch (t) {
+    case QpType::kRc:
+      return IBV_QPT_RC;
+    case QpType::kUc:
+      return IBV_QPT_UC;
+    case QpType::kUd:
+      return IBV_QPT_UD;
+  }
+  return IBV_QPT_RC;
+}
+
+}  // namespace
+
+QueuePairs::QueuePairs(const Workload& w, ibv_context* ctx, ibv_pd* pd, int max_cqe,
+                       uint32_t inline_cap, uint32_t extra_send_wr)
+    : pd_(pd),
+      qp_type_(w.qp),
+      qps_per_worker_(w.qps_per_thread),
+      tx_depth_(w.tx_depth + extra_send_wr),
+      rx_depth_(w.rx_depth),
+      sge_(w.sge),
+      inline_cap_(inline_cap) {
+  const uint32_t qps = w.qps_per_thread;
+  const uint64_t per_qp_cqe = uint64_t(w.tx_depth) + w.rx_depth + 16;
+  const uint64_t cqe64 = w.cq_per_qp ? per_qp_cqe : uint64_t(qps) * (w.tx_depth + w.rx_depth) + 16;
+  const int cqe = static_cast<int>(std::min<uint64_t>(cqe64, uint64_t(max_cqe)));
+  workers_.resize(w.threads);
+  for (WorkerQueues& wq : workers_) {
+    if (w.cq == CqMode::kEvent) wq.channel = create_comp_channel(ctx);
+    wq.qps.resize(qps);
+    if (w.cq_per_qp) {
+      for (QpEndpoint& q : wq.qps) q.cq = create_cq(ctx, cqe, nullptr);
+    } else {
+      wq.cq = create_cq(ctx, cqe, wq.channel.get());
+    }
+    if (w.srq) {
+      ibv_srq_init_attr sa{};
+      sa.attr.max_wr = w.rx_depth;
+      sa.attr.max_sge = w.sge;
+      wq.srq = create_srq(pd, &sa);
+    }
+  }
+  std::mt19937 rng(std::random_device{}());
+  for (WorkerQueues& wq : workers_)
+    for (QpEndpoint& q : wq.qps) q.psn = rng() & 0xffffff;
+}
+
+ibv_qp_init_attr QueuePairs::init_attr(size_t flat) const {
+  const WorkerQueues& wq = worker_of(flat);
+  ibv_qp_init_attr a{};
+  a.send_cq = wq.cq_of(at(flat));
+  a.recv_cq = a.send_cq;
+  a.srq = wq.srq.get();
+  a.qp_type = qp_type_of(qp_type_);
+  a.cap.max_send_wr = tx_depth_;
+  a.cap.max_recv_wr = wq.srq ? 0 : rx_depth_;
+  a.cap.max_send_sge = sge_;
+  a.cap.max_recv_sge = sge_;
+  a.cap.max_inline_data = inline_cap_;
+  a.sq_sig_all = 0;
+  return a;
+}
+
+size_t QueuePairs::cq_count() const noexcept {
+  size_t n = 0;
+  for (const WorkerQueues& wq : workers_) {
+    n += wq.cq ? 1 : 0;
+    for (const QpEndpoint& q : wq.qps) n += q.cq ? 1 : 0;
+  }
+  return n;
+}
+
+double QueuePairs::max_qp_setup_s() const noexcept {
+  double m = 0;
+  for (const WorkerQueues& wq : workers_)
+    for (const QpEndpoint& q : wq.qps) m = std::max(m, q.setup_s);
+  return m;
+}
+
+double QueuePairs::total_qp_setup_s() const noexcept {
+  double s = 0;
+  for (const WorkerQueues& wq : workers_)
+    for (const QpEndpoint& q : wq.qps) s += q.setup_s;
+  return s;
+}
+
+}  // namespace rdmabench

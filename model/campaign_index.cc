@@ -1,0 +1,146 @@
+#include "model/campaign_index.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+
+namespace rdmabench {
+namespace {
+
+std::string string_or_empty(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool is_record(const nlohmann::json& j) {
+  return j.is_object() && j.contains("record") && j["record"].is_string();
+}
+
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+nlohmann::ordered_json index_line(const IndexEntry& e) {
+  const bool skipped = e.status == "skipped";
+  nlohmann::ordered_json line = {
+      {"point_id", e.point_id},
+      {"status", e.status},
+      {"duration_s", skipped ? nlohmann::ordered_json(0)
+                             : nlohmann::ordered_json(std::round(e.duration_s * 1000) / 1000)},
+      {"error",
+       e.status == "ok" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.error)},
+      {"host_pair", e.host_pair},
+      {"repetition", e.repetition},
+      {"time", e.time}};
+  if (!e.server_step.empty() || !e.client_step.empty())
+    line["slurm_steps"] = {{"server", e.server_step}, {"client", e.client_step}};
+  return line;
+}
+
+std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_lines) {
+  std::vector<IndexEntry> out;
+  std::map<std::string, size_t> where;
+  size_t bad = 0;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (is_record(j)) continue;
+    if (j.is_discarded() || !j.is_object() || !j.contains("point_id") ||
+        !j["point_id"].is_string() || !j.contains("status") || !j["status"].is_string()) {
+      ++bad;
+      continue;
+    }
+    IndexEntry e;
+    e.point_id = j["point_id"].get<std::string>();
+    e.status = j["status"].get<std::string>();
+    e.error = string_or_empty(j, "error");
+    e.host_pair = string_or_empty(j, "host_pair");
+    e.time = string_or_empty(j, "time");
+    if (auto steps = j.find("slurm_steps"); steps != j.end() && steps->is_object()) {
+      e.server_step = string_or_empty(*steps, "server");
+      e.client_step = string_or_empty(*steps, "client");
+    }
+    if (j.contains("duration_s") && j["duration_s"].is_number())
+      e.duration_s = j["duration_s"].get<double>();
+    if (j.contains("repetition") && j["repetition"].is_number_integer())
+      e.repetition = j["repetition"].get<long>();
+    auto it = where.find(e.point_id);
+    if (it == where.end()) {
+      where[e.point_id] = out.size();
+      out.push_back(std::move(e));
+    } else {
+      out[it->second] = std::move(e);
+    }
+  }
+  if (bad_lines != nullptr) *bad_lines = bad;
+  return out;
+}
+
+std::map<std::string, IndexEntry> parse_index(const std::string& text, size_t* bad_lines) {
+  std::map<std::string, IndexEntry> out;
+  for (auto& e : parse_index_points(text, bad_lines)) out[e.point_id] = std::move(e);
+  return out;
+}
+
+std::map<std::string, IndexEntry> read_index(const std::string& path, size_t* bad_lines) {
+  const auto text = read_text(path);
+  if (!text) {
+    if (bad_lines != nullptr) *bad_lines = 0;
+    return {};
+  }
+  return parse_index(*text, bad_lines);
+}
+
+std::vector<nlohmann::json> parse_records(const std::string& text, std::string_view name) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"record\"") == std::string::npos) continue;  // cheap filter for point lines
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (is_record(j) && j["record"] == name) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::optional<nlohmann::json> parse_cliffs(const std::string& text) {
+  std::optional<nlohmann::json> last;
+  for (nlohmann::json& j : parse_records(text, "cliffs"))
+    if (j.contains("cliffs") && j["cliffs"].is_array()) last = std::move(j);
+  return last;
+}
+
+void IndexWriter::append(const nlohmann::ordered_json& line) {
+  const std::string text = line.dump() + "\n";
+  std::lock_guard<std::mutex> lock(mu_);
+  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw_sys("open", path_);
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = errno;
+      ::close(fd);
+      throw_sys("write", path_, e);
+    }
+    off += static_cast<size_t>(n);
+  }
+  ::close(fd);
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,40 @@
+#pragma once
+// What a fabric sweep runs, round by round: the points still to run grouped into the rounds
+// they measure in (the same repetition and workload combination), with the per-host cap
+// applied — "auto" becomes the fewest online CPUs of the fabric's hosts minus one (at least 1),
+// from the host check — and each point's fabric fields for its result document.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "orchestrator/campaign/campaign.h"
+
+namespace rdmabench {
+
+struct FabricRun {
+  struct Member {
+    const Point* point = nullptr;
+    std::string server_name;  // the fabric host that serves it
+    nlohmann::json fields;    // {"fabric": {pattern, round, round_index, flows_in_round, ...}}
+  };
+  struct Group {
+    std::vector<Member> members;  // one round's flows, run at once
+  };
+  std::vector<Group> groups;
+  size_t rounds = 0;  // rounds in the plan as run (after the cap's split)
+  std::string note;   // the cap applied, for the sweep's output
+};
+
+// --resume in a fabric: a round runs whole, so that a flow is measured again under the load its
+// round puts on the fabric. The points of every round (the same repetition, workload
+// combination and planned round) that has a point in `todo`, in expansion order; the partners
+// that had finished are measured again and their new results replace the old.
+std::vector<const Point*> with_round_partners(const Expansion& x,
+                                              const std::vector<const Point*>& todo);
+
+// `todo`: the points to run, in expansion order; `host_cpus`: online CPUs by HostSpec::host.
+FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& todo,
+                          const std::map<std::string, unsigned>& host_cpus);
+
+}  // namespace rdmabench

@@ -1,0 +1,144 @@
+#include "orchestrator/fabric/fabric_sweep.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/utc_time.h"
+#include "model/result.h"
+#include "orchestrator/fabric/fabric_run.h"
+#include "orchestrator/fabric/fabric_verdicts.h"
+#include "orchestrator/fabric/round_runner.h"
+#include "orchestrator/fabric/round_summary.h"
+#include "orchestrator/sweep/point_runner.h"
+
+namespace rdmabench {
+namespace {
+
+// Every flow of the campaign with what it has: its result document when its last index line is
+// ok, else why not.
+std::vector<LinkRun> link_runs(const FabricSweepContext& ctx) {
+  const auto index = read_index(ctx.dir + "/index.jsonl");
+  std::vector<LinkRun> runs;
+  for (const Point& p : ctx.expansion.points) {
+    if (p.skipped()) continue;
+    LinkRun r{p.pair, ctx.campaign.pair_name(p.pair), p.values(), p.id, nullptr, ""};
+    const auto it = index.find(p.id);
+    if (it == index.end()) {
+      r.error = "not run";
+    } else if (it->second.status != "ok") {
+      r.error = it->second.error.substr(0, it->second.error.find('\n'));
+    } else {
+      std::ifstream in(ctx.dir + "/" + p.id + ".json");
+      r.document = nlohmann::json::parse(in, nullptr, false);
+      if (r.document.is_discarded()) {
+        r.document = nullptr;
+        r.error = "its result document cannot be read";
+      }
+    }
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+// Measures each suspect link's combination again with nothing else running and settles its
+// verdicts; the retests' documents and logs are kept.
+void retest_suspects(std::vector<LinkVerdict>& verdicts, const FabricSweepContext& ctx) {
+  const VerdictCriteria& crit = ctx.campaign.fabric->verdicts;
+  std::map<std::string, const Point*> by_id;
+  for (const Point& p : ctx.expansion.points) by_id[p.id] = &p;
+  std::map<std::string, PointOutcome> done;  // by the retest's point id
+  for (LinkVerdict& v : verdicts) {
+    if (v.verdict != "suspect") continue;
+    if (!crit.retest || ctx.stop.load()) {
+      settle(v, std::nullopt, "the sweep was interrupted", crit);
+      continue;
+    }
+    Point alone = *by_id.at(v.point_id);
+    alone.id += "-alone";
+    auto it = done.find(alone.id);
+    if (it == done.end()) {
+      const HostPair pair = ctx.campaign.pair(alone.pair);
+      ctx.out << "retest alone: " << pair.name << " (" << alone.id << ")" << std::endl;
+      PointOutcome o;
+      try {
+        o = run_point(alone, PointContext{pair, *ctx.launchers.at(pair.server.host),
+                                          *ctx.launchers.at(pair.client.host), ctx.token,
+                                          ctx.campaign.timeout_s, ctx.stop});
+      } catch (const std::exception& e) {
+        o.error = e.what();
+      }
+      std::error_code ec;
+      std::filesystem::create_directories(ctx.dir + "/retest", ec);
+      if (o.document.is_object()) {
+        nlohmann::json doc = o.document;
+        doc["point"] = {{"campaign", ctx.campaign.name},
+                        {"point_id", alone.id},
+                        {"retest_of", v.point_id},
+                        {"host_pair", pair.name},
+                        {"matrix", alone.values()}};
+        write_file_atomic(ctx.dir + "/retest/" + alone.id + ".json", doc.dump(2) + "\n");
+      }
+      ctx.recorder.write_logs(alone.id, o);
+      it = done.emplace(alone.id, std::move(o)).first;
+    }
+    const PointOutcome& o = it->second;
+    settle(v, o.ok ? figure(o.document, v.size, v.metric) : std::nullopt,
+           o.error.empty() ? "no figure for this size" : o.error.substr(0, o.error.find('\n')),
+           crit);
+  }
+}
+
+}  // namespace
+
+FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
+                                    const FabricSweepContext& ctx) {
+  const Campaign& c = ctx.campaign;
+  FabricSweepOutcome result;
+  const FabricRun run = plan_fabric_run(c, todo, ctx.host_cpus);
+  if (!run.note.empty()) ctx.out << run.note << std::endl;
+  for (const FabricRun::Group& g : run.groups) {
+    if (ctx.stop.load()) break;
+    std::vector<RoundFlow> flows;
+    for (const FabricRun::Member& m : g.members) {
+      flows.push_back({m.point, c.pair(m.point->pair), m.server_name});
+      ctx.progress.started(m.point->id);
+    }
+    const std::vector<PointOutcome> outcomes =
+        run_round(flows, RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop,
+                                      c.fabric->start_delay_s, &ctx.host_clocks});
+    std::vector<RoundFlowResult> results;
+    for (size_t i = 0; i < g.members.size(); ++i) {
+      bool ok = false;
+      try {
+        ok = ctx.recorder.record(*g.members[i].point, outcomes[i], g.members[i].fields);
+      } catch (const std::exception& e) {
+        ctx.progress.note(std::string("rdmabench: error: ") + e.what());
+      }
+      ++result.finished;
+      if (!ok) ++result.failed;
+      const nlohmann::json& f = g.members[i].fields["fabric"];
+      const auto clock = ctx.host_clocks.find(c.pair(g.members[i].point->pair).client.host);
+      const ClockOffset offset = clock != ctx.host_clocks.end() ? clock->second : ClockOffset{};
+      results.push_back({f["server"], f["client"], ok ? outcomes[i].document : nullptr,
+                         offset.offset_s, offset.uncertainty_s});
+    }
+    const nlohmann::json& first = g.members.front().fields["fabric"];
+    const nlohmann::ordered_json summary =
+        round_record(first["round"], first["round_index"], g.members.front().point->repetition,
+                     g.members.front().point->values(), results, utc_now());
+    ctx.writer.append(summary);
+    ctx.progress.note(round_line(summary, run.rounds));
+  }
+  if (ctx.stop.load()) return result;
+
+  ctx.progress.close();
+  std::vector<LinkVerdict> verdicts = judge_links(link_runs(ctx), c.fabric->verdicts);
+  retest_suspects(verdicts, ctx);
+  ctx.writer.append(verdict_record(verdicts, c.fabric->verdicts, utc_now()));
+  for (const std::string& line : verdict_lines(verdicts)) ctx.out << line << "\n";
+  ctx.out.flush();
+  for (const LinkVerdict& v : verdicts) result.bad_links += v.verdict == "bad" ? 1 : 0;
+  return result;
+}
+
+}  // namespace rdmabench

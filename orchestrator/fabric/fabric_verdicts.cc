@@ -1,0 +1,220 @@
+#include "orchestrator/fabric/fabric_verdicts.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "base/error.h"
+#include "model/workload.h"
+#include "orchestrator/campaign/config_keys.h"
+
+namespace rdmabench {
+namespace {
+
+double fraction(const nlohmann::json& j, const std::string& path, double lo, double hi,
+                const std::string& what) {
+  if (!j.is_number() || j.get<double>() <= lo || j.get<double>() > hi)
+    throw ConfigError(path, brief_json(j), what);
+  return j.get<double>();
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string with_unit(double v, const std::string& metric) {
+  return metric == "gbps" ? number(v) + " Gb/s" : number(v / 1000) + " us";
+}
+
+// The slower end's port speed in a result document (devices.*.speed_gbps), if both tell.
+std::optional<double> port_speed(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("devices")) return std::nullopt;
+  std::optional<double> speed;
+  for (const char* side : {"client", "server"}) {
+    const nlohmann::json d = doc["devices"].value(side, nlohmann::json());
+    if (!d.is_object() || !d.contains("speed_gbps") || !d["speed_gbps"].is_number())
+      return std::nullopt;
+    const double s = d["speed_gbps"].get<double>();
+    speed = speed ? std::min(*speed, s) : s;
+  }
+  return speed;
+}
+
+}  // namespace
+
+VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::string& path) {
+  VerdictCriteria c;
+  if (!j.is_object())
+    throw ConfigError(path, brief_json(j),
+                      "an object {\"bw_fraction\", \"lat_factor\", \"port_fraction\", \"retest\"}");
+  check_keys(j, path, {"bw_fraction", "lat_factor", "port_fraction", "retest"});
+  if (j.contains("bw_fraction"))
+    c.bw_fraction = fraction(j["bw_fraction"], path + "/bw_fraction", 0, 1,
+                             "a share of the best link's Gb/s, above 0 and at most 1 (0.93)");
+  if (j.contains("lat_factor"))
+    c.lat_factor = fraction(j["lat_factor"], path + "/lat_factor", 1, 1000,
+                            "a multiple of the best link's p50, above 1 (2.1)");
+  if (j.contains("port_fraction") && !j["port_fraction"].is_null())
+    c.port_fraction =
+        fraction(j["port_fraction"], path + "/port_fraction", 0, 1,
+                 "null (no absolute verdict) or a share of the port speed, above 0, at most 1");
+  if (j.contains("retest")) {
+    if (!j["retest"].is_boolean())
+      throw ConfigError(path + "/retest", brief_json(j["retest"]), "true or false");
+    c.retest = j["retest"].get<bool>();
+  }
+  return c;
+}
+
+nlohmann::ordered_json to_json(const VerdictCriteria& c) {
+  return {{"bw_fraction", c.bw_fraction},
+          {"lat_factor", c.lat_factor},
+          {"port_fraction", c.port_fraction ? nlohmann::json(*c.port_fraction) : nullptr},
+          {"retest", c.retest}};
+}
+
+std::optional<double> figure(const nlohmann::json& document, uint64_t size,
+                             const std::string& metric) {
+  if (!document.is_object() || !document.contains("results")) return std::nullopt;
+  for (const auto& r : document["results"]) {
+    if (r.value("size", uint64_t{0}) != size) continue;
+    if (!r.value("error", nlohmann::json()).is_null()) return std::nullopt;
+    if (metric == "gbps")
+      return r.contains("gbps") ? std::optional(r["gbps"].get<double>()) : std::nullopt;
+    const nlohmann::json lat = r.value("latency", nlohmann::json());
+    if (lat.is_object() && lat.contains("p50")) return lat["p50"].get<double>();
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c) {
+  if (v.metric == "p50_ns") return value <= c.lat_factor * v.best;
+  if (value < c.bw_fraction * v.best) return false;
+  return !(c.port_fraction && v.port_gbps && value < *c.port_fraction * *v.port_gbps);
+}
+
+std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const VerdictCriteria& c) {
+  // (combination, size) -> link -> its verdict being built (best figure over repetitions).
+  std::map<std::pair<std::string, uint64_t>, std::map<size_t, LinkVerdict>> groups;
+  for (const LinkRun& r : runs) {
+    const std::string mode = r.values.value("mode", std::string("bw"));
+    const std::string metric = mode == "lat" ? "p50_ns" : "gbps";
+    std::vector<uint64_t> sizes;
+    if (r.values.contains("sizes"))
+      for (const auto& s : r.values["sizes"]) sizes.push_back(s.get<uint64_t>());
+    if (r.document.is_object())
+      for (const auto& res : r.document["results"]) {
+        const uint64_t s = res.value("size", uint64_t{0});
+        if (std::find(sizes.begin(), sizes.end(), s) == sizes.end()) sizes.push_back(s);
+      }
+    if (sizes.empty()) sizes.push_back(0);  // a failed flow of the default sizes: "all"
+    for (const uint64_t size : sizes) {
+      LinkVerdict& v = groups[{r.values.dump(), size}][r.pair];
+      if (v.link.empty()) {
+        v.pair = r.pair;
+        v.link = r.link;
+        v.values = r.values;
+        v.point_id = r.point_id;
+        v.size = size;
+        v.metric = metric;
+        v.why = r.error.empty() ? "no result" : r.error;
+      }
+      const std::optional<double> f = figure(r.document, size, metric);
+      if (!f) continue;
+      const bool better = !v.value || (metric == "gbps" ? *f > *v.value : *f < *v.value);
+      if (better) {
+        v.value = f;
+        v.point_id = r.point_id;
+        v.port_gbps = port_speed(r.document);
+      }
+    }
+  }
+  std::vector<LinkVerdict> out;
+  for (auto& [key, links] : groups) {
+    std::optional<double> best;
+    for (const auto& [pair, v] : links)
+      if (v.value && (!best || (v.metric == "gbps" ? *v.value > *best : *v.value < *best)))
+        best = v.value;
+    for (auto& [pair, v] : links) {
+      v.best = best.value_or(0);
+      if (!v.value) {
+        v.verdict = "failed";
+      } else if (passes(v, *v.value, c)) {
+        v.verdict = "ok";
+        v.why.clear();
+      } else {
+        v.verdict = "suspect";
+        v.why = with_unit(*v.value, v.metric) + " against the best link's " +
+                with_unit(v.best, v.metric);
+        if (v.metric == "gbps" && *v.value >= c.bw_fraction * v.best && v.port_gbps)
+          v.why = with_unit(*v.value, v.metric) + ", below " + number(*c.port_fraction * 100) +
+                  " % of the port speed (" + number(*v.port_gbps) + " Gb/s)";
+      }
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+void settle(LinkVerdict& v, std::optional<double> alone, const std::string& error,
+            const VerdictCriteria& c) {
+  if (v.verdict != "suspect") return;
+  if (!c.retest) {
+    v.verdict = "bad";
+    v.why += " (not retested: retest is off)";
+    return;
+  }
+  v.alone = alone;
+  if (!alone) {
+    v.verdict = "bad";
+    v.why += "; its retest alone failed: " + error;
+  } else if (passes(v, *alone, c)) {
+    v.verdict = "congested";
+    v.why += "; alone " + with_unit(*alone, v.metric) + ": slow only under the round's load";
+  } else {
+    v.verdict = "bad";
+    v.why += "; alone still " + with_unit(*alone, v.metric);
+  }
+}
+
+nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,
+                                      const std::string& time) {
+  nlohmann::ordered_json counts = {
+      {"ok", 0}, {"congested", 0}, {"bad", 0}, {"failed", 0}, {"suspect", 0}};
+  nlohmann::ordered_json not_ok = nlohmann::ordered_json::array();
+  for (const LinkVerdict& l : v) {
+    counts[l.verdict] = counts[l.verdict].get<int>() + 1;
+    if (l.verdict == "ok") continue;
+    not_ok.push_back({{"link", l.link},
+                      {"matrix", l.values},
+                      {"size", l.size},
+                      {"metric", l.metric},
+                      {"value", l.value ? nlohmann::json(*l.value) : nullptr},
+                      {"best", l.best},
+                      {"alone", l.alone ? nlohmann::json(*l.alone) : nullptr},
+                      {"verdict", l.verdict},
+                      {"why", l.why},
+                      {"point_id", l.point_id}});
+  }
+  return {{"record", "verdicts"}, {"criteria", to_json(c)}, {"judged", v.size()},
+          {"counts", counts},     {"not_ok", not_ok},       {"time", time}};
+}
+
+std::vector<std::string> verdict_lines(const std::vector<LinkVerdict>& v) {
+  std::map<std::string, size_t> n;
+  for (const LinkVerdict& l : v) ++n[l.verdict];
+  std::vector<std::string> lines = {
+      "verdicts: " + std::to_string(v.size()) + " link measurement(s): " + std::to_string(n["ok"]) +
+      " ok, " + std::to_string(n["congested"]) + " congested, " + std::to_string(n["bad"]) +
+      " bad, " + std::to_string(n["failed"]) + " failed"};
+  for (const LinkVerdict& l : v)
+    if (l.verdict != "ok")
+      lines.push_back("  " + l.verdict + ": " + l.link + " at " + format_size(l.size) + ": " +
+                      l.why);
+  return lines;
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,180 @@
+#include "orchestrator/fabric/round_runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "base/error.h"
+#include "orchestrator/launch/job_output.h"
+
+namespace rdmabench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct ServerSlot {
+  const HostSpec* spec = nullptr;
+  std::string connect_address;
+  size_t sessions = 0;
+  std::unique_ptr<Job> job;
+  Endpoint endpoint;  // once ready
+  bool ready = false;
+  std::string error;  // why its flows cannot run
+};
+
+std::vector<Child*> processes(std::map<std::string, ServerSlot>& servers,
+                              std::vector<std::unique_ptr<Job>>& clients) {
+  std::vector<Child*> all;
+  for (auto& [name, s] : servers)
+    if (s.job) all.push_back(&s.job->process());
+  for (auto& c : clients)
+    if (c) all.push_back(&c->process());
+  return all;
+}
+
+// The controller's start time on the client host's clock, to the microsecond.
+std::string start_at_text(double start_at, const RoundFlow& f, const RoundContext& ctx) {
+  if (ctx.clocks != nullptr)
+    if (auto it = ctx.clocks->find(f.link.client.host); it != ctx.clocks->end())
+      start_at += it->second.offset_s;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", start_at);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const RoundContext& ctx) {
+  const auto t0 = Clock::now();
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(ctx.timeout_s));
+  std::vector<PointOutcome> out(flows.size());
+  std::vector<std::string> failed(flows.size());  // "" = still going
+  std::map<std::string, ServerSlot> servers;
+  for (const RoundFlow& f : flows) {
+    ServerSlot& s = servers[f.server_name];
+    s.spec = &f.link.server;
+    s.connect_address = f.link.connect_address;
+    ++s.sessions;
+  }
+
+  // Every server of the round, then every ready line.
+  for (auto& [name, s] : servers) {
+    try {
+      s.job = ctx.launchers.at(s.spec->host)->start(server_argv(*s.spec, s.sessions), ctx.token);
+    } catch (const Error& e) {
+      s.error = "cannot start the server on " + name + ": " + e.what();
+    }
+  }
+  for (;;) {
+    bool waiting = false;
+    for (auto& [name, s] : servers) {
+      if (!s.job || s.ready || !s.error.empty()) continue;
+      const nlohmann::json ready = find_ready(s.job->out());
+      if (!ready.is_null()) {
+        if (ready.contains("pid") && ready["pid"].is_number_integer())
+          s.job->set_reported_pid(ready["pid"].get<long>());
+        // Every flow of a server connects to the same address: its host's connect_address.
+        s.endpoint = server_endpoint(ready, s.connect_address, name);
+        s.ready = s.endpoint.error.empty();
+        if (!s.ready) s.error = s.endpoint.error;
+      } else if (!s.job->running() && s.job->process().output_closed()) {
+        // (Exited, and its output read to the end: a ready line printed just before the exit
+        // is not missed.)
+        s.error = server_exit_reason(*s.job, name);
+      } else {
+        waiting = true;
+      }
+    }
+    if (!waiting) break;
+    if (ctx.stop.load() || Clock::now() >= deadline) {
+      const std::string why = ctx.stop.load() ? "interrupted"
+                                              : "timed out after " + seconds_text(ctx.timeout_s) +
+                                                    " s waiting for the servers' ready lines";
+      for (auto& [name, s] : servers)
+        if (!s.ready && s.error.empty()) s.error = why;
+      break;
+    }
+    std::vector<std::unique_ptr<Job>> none;
+    pump(processes(servers, none), 100);
+  }
+
+  // Every client at once, each told when to start measuring (on its host's clock).
+  std::optional<double> start_at;
+  if (ctx.start_delay_s > 0 && flows.size() > 1)
+    start_at =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() +
+        ctx.start_delay_s;
+  std::vector<std::unique_ptr<Job>> clients(flows.size());
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const RoundFlow& f = flows[i];
+    ServerSlot& s = servers.at(f.server_name);
+    if (!s.ready) {
+      failed[i] = s.error;
+      continue;
+    }
+    try {
+      std::vector<std::string> argv = client_argv(f.link.client, s.endpoint.address,
+                                                  s.endpoint.port, f.point->workload_options());
+      if (start_at) argv.insert(argv.end(), {"--start-at", start_at_text(*start_at, f, ctx)});
+      clients[i] = ctx.launchers.at(f.link.client.host)->start(argv, ctx.token);
+    } catch (const Error& e) {
+      failed[i] = "cannot start the client on " + f.link.client.host + ": " + e.what();
+    }
+  }
+  for (;;) {
+    bool running = false;
+    for (auto& c : clients) running = running || (c && c->running());
+    if (!running) break;
+    if (ctx.stop.load() || Clock::now() >= deadline) {
+      const std::string why = ctx.stop.load() ? "interrupted"
+                                              : "timed out after " + seconds_text(ctx.timeout_s) +
+                                                    " s (the client was still running)";
+      for (size_t i = 0; i < flows.size(); ++i)
+        if (clients[i] && clients[i]->running() && failed[i].empty()) failed[i] = why;
+      break;
+    }
+    pump(processes(servers, clients), 100);
+  }
+  // The rest of the clients' output (bounded), then the servers end on their own (--sessions).
+  // Interrupted: neither; every process of the round is stopped at once.
+  for (int i = 0; i < 50 && !ctx.stop.load(); ++i) {
+    bool open = false;
+    for (auto& c : clients) open = open || (c && !c->process().output_closed());
+    if (!open) break;
+    pump(processes(servers, clients), 100);
+  }
+  const auto server_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
+  while (!ctx.stop.load()) {
+    bool running = false;
+    for (auto& [name, s] : servers) running = running || (s.job && s.job->running());
+    if (!running || Clock::now() >= server_deadline) break;
+    std::vector<std::unique_ptr<Job>> none;
+    pump(processes(servers, none), 100);
+  }
+  std::vector<Job*> jobs;
+  for (auto& c : clients) jobs.push_back(c.get());
+  for (auto& [name, s] : servers) jobs.push_back(s.job.get());
+  stop_all(jobs);
+
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  for (size_t i = 0; i < flows.size(); ++i) {
+    PointOutcome& o = out[i];
+    const ServerSlot& s = servers.at(flows[i].server_name);
+    o.server_log = s.job ? s.job->err() : "";
+    o.client_log = clients[i] ? clients[i]->err() : "";
+    o.server_step = s.job ? s.job->step() : "";
+    o.client_step = clients[i] ? clients[i]->step() : "";
+    o.duration_s = took;
+    std::string why = failed[i];
+    if (why.empty()) why = judge_client(*clients[i], flows[i].link.client.host, o.document);
+    o.ok = why.empty();
+    if (!o.ok)
+      o.error = failure_text(why, flows[i].server_name, o.server_log, flows[i].link.client.host,
+                             o.client_log);
+  }
+  return out;
+}
+
+}  // namespace rdmabench

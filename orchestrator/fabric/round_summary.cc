@@ -1,0 +1,148 @@
+#include "orchestrator/fabric/round_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "model/workload.h"
+
+namespace rdmabench {
+namespace {
+
+// {"min", "median", "max"} of `x` (not empty); the median of an even count is the mean of the
+// middle two.
+nlohmann::ordered_json spread(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  const size_t n = x.size();
+  const double median = n % 2 == 1 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+  return {{"min", x.front()}, {"median", median}, {"max", x.back()}};
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::optional<Overlap> window_overlap(const std::vector<std::pair<double, double>>& windows) {
+  if (windows.empty()) return std::nullopt;
+  double latest_start = windows.front().first;
+  double earliest_end = windows.front().second;
+  double longest = 0;
+  for (const auto& [start, end] : windows) {
+    latest_start = std::max(latest_start, start);
+    earliest_end = std::min(earliest_end, end);
+    longest = std::max(longest, end - start);
+  }
+  const double common = std::max(0.0, earliest_end - latest_start);
+  return Overlap{longest > 0 ? common / longest : 1.0, common};
+}
+
+nlohmann::json jain_index(const std::vector<double>& x) {
+  double sum = 0;
+  double squares = 0;
+  for (double v : x) {
+    sum += v;
+    squares += v * v;
+  }
+  if (x.empty() || squares <= 0) return nullptr;
+  return sum * sum / (static_cast<double>(x.size()) * squares);
+}
+
+nlohmann::ordered_json round_record(const std::string& label, uint32_t index, unsigned repetition,
+                                    const nlohmann::json& values,
+                                    const std::vector<RoundFlowResult>& flows,
+                                    const std::string& time) {
+  struct SizeAgg {
+    std::vector<double> gbps;
+    std::vector<double> p50;
+    std::vector<std::pair<double, double>> windows;  // on the controller's clock
+    double uncertainty = 0;
+    std::map<std::string, std::pair<double, double>> hosts;  // in, out
+  };
+  std::map<uint64_t, SizeAgg> sizes;
+  size_t ok = 0;
+  for (const RoundFlowResult& f : flows) {
+    if (!f.document.is_object() || !f.document.contains("results")) continue;
+    ++ok;
+    for (const auto& r : f.document["results"]) {
+      if (!r.value("error", nlohmann::json()).is_null() || !r.contains("gbps")) continue;
+      SizeAgg& a = sizes[r.value("size", uint64_t{0})];
+      const double g = r["gbps"].get<double>();
+      a.gbps.push_back(g);
+      a.hosts[f.server].first += g;
+      a.hosts[f.client].second += g;
+      if (r.contains("latency") && r["latency"].is_object() && r["latency"].contains("p50"))
+        a.p50.push_back(r["latency"]["p50"].get<double>());
+      if (r.contains("window") && r["window"].is_object()) {
+        const auto& w = r["window"];
+        a.windows.emplace_back(w["start_unix_s"].get<double>() - f.clock_offset_s,
+                               w["end_unix_s"].get<double>() - f.clock_offset_s);
+        a.uncertainty = std::max(a.uncertainty, f.clock_uncertainty_s);
+      }
+    }
+  }
+  nlohmann::ordered_json per_size = nlohmann::ordered_json::array();
+  nlohmann::json overlap_min = nullptr;
+  for (const auto& [size, a] : sizes) {
+    double total = 0;
+    for (double g : a.gbps) total += g;
+    nlohmann::ordered_json s = {{"size", size},
+                                {"flows", a.gbps.size()},
+                                {"total_gbps", total},
+                                {"jain", jain_index(a.gbps)},
+                                {"gbps", spread(a.gbps)}};
+    if (!a.p50.empty()) s["p50_ns"] = spread(a.p50);
+    if (const auto o = window_overlap(a.windows)) {
+      s["overlap"] = o->fraction;
+      s["common_window_s"] = o->common_s;
+      s["clock_uncertainty_s"] = a.uncertainty;
+      if (overlap_min.is_null() || o->fraction < overlap_min.get<double>())
+        overlap_min = o->fraction;
+    }
+    nlohmann::ordered_json hosts = nlohmann::ordered_json::object();
+    for (const auto& [h, io] : a.hosts) hosts[h] = {{"in_gbps", io.first}, {"out_gbps", io.second}};
+    s["hosts"] = hosts;
+    per_size.push_back(s);
+  }
+  return {{"record", "round"},
+          {"round", label},
+          {"round_index", index},
+          {"repetition", repetition},
+          {"matrix", values},
+          {"flows", flows.size()},
+          {"ok", ok},
+          {"failed", flows.size() - ok},
+          {"sizes", per_size},
+          {"overlap_min", overlap_min},
+          {"overlap_low", !overlap_min.is_null() && overlap_min.get<double>() < kMinOverlap},
+          {"time", time}};
+}
+
+std::string round_line(const nlohmann::ordered_json& record, size_t rounds) {
+  std::string line = "round " + std::to_string(record["round_index"].get<uint32_t>() + 1) + "/" +
+                     std::to_string(rounds) + " '" + record["round"].get<std::string>() +
+                     "': " + std::to_string(record["ok"].get<size_t>()) + " ok, " +
+                     std::to_string(record["failed"].get<size_t>()) + " failed";
+  for (const auto& s : record["sizes"]) {
+    line += "; " + format_size(s["size"].get<uint64_t>()) + ": total " +
+            number(s["total_gbps"].get<double>()) + " Gb/s, flows " +
+            number(s["gbps"]["min"].get<double>()) + "/" +
+            number(s["gbps"]["median"].get<double>()) + "/" +
+            number(s["gbps"]["max"].get<double>()) + " (min/median/max)";
+    if (!s["jain"].is_null()) line += ", fairness " + number(s["jain"].get<double>());
+    if (s.contains("p50_ns"))
+      line += ", p50 " + number(s["p50_ns"]["median"].get<double>() / 1000) + " us (median)";
+    if (s.contains("overlap"))
+      line += ", overlap " + std::to_string(std::lround(s["overlap"].get<double>() * 100)) + " %";
+  }
+  if (record.value("overlap_low", false))
+    line += " - OVERLAP BELOW " + std::to_string(std::lround(kMinOverlap * 100)) +
+            " %: the flows did not measure together";
+  return line;
+}
+
+}  // namespace rdmabench

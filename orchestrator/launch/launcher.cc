@@ -1,0 +1,301 @@
+#include "orchestrator/launch/launcher.h"
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+#include "orchestrator/campaign/point_id.h"
+#include "orchestrator/launch/shell_quote.h"
+
+namespace rdmabench {
+namespace {
+
+constexpr const char* kPgidTag = "RDMABENCH_PGID ";
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// ---- local -----------------------------------------------------------------------------------
+
+class LocalJob : public Job {
+ public:
+  explicit LocalJob(std::unique_ptr<Child> c) { child_ = std::move(c); }
+  std::optional<long> group() const override { return child_->pid(); }
+  void stop() override { child_->terminate(2.0); }
+  void begin_stop() override {
+    child_->close_stdin();
+    if (child_->running()) child_->signal_group(SIGTERM);
+  }
+};
+
+class LocalLauncher : public Launcher {
+ public:
+  const std::string& host() const override { return host_; }
+  const char* kind() const override { return "local"; }
+  CommandOutput run(const std::vector<std::string>& argv, double timeout_s) override {
+    SpawnOptions o;
+    o.argv = argv;
+    return run_command(o, timeout_s);
+  }
+  std::unique_ptr<Job> start(const std::vector<std::string>& argv,
+                             const std::string& token) override {
+    SpawnOptions o;
+    o.argv = argv;
+    o.extra_env = {"RDMABENCH_TOKEN=" + token};
+    return std::make_unique<LocalJob>(Child::spawn(o));
+  }
+  std::string describe() const override {
+    return "this machine: each command runs directly (fork + exec, no shell) in its own process "
+           "group, with RDMABENCH_TOKEN=<token> in its environment";
+  }
+  std::string describe_start(const std::vector<std::string>& argv) const override {
+    return "RDMABENCH_TOKEN=<token> " + shell_join(argv);
+  }
+
+ private:
+  std::string host_ = "local";
+};
+
+// ---- ssh -------------------------------------------------------------------------------------
+
+class SshLauncher;
+
+class SshJob : public Job {
+ public:
+  SshJob(std::unique_ptr<Child> c, SshLauncher& l) : launcher_(l) { child_ = std::move(c); }
+  ~SshJob() override { stop(); }
+  std::optional<long> group() const override {
+    const std::string g = tagged_value(child_->err(), kPgidTag);
+    if (!g.empty()) {
+      try {
+        const long n = std::stol(g);
+        if (n > 1) return n;
+      } catch (const std::exception&) {
+      }
+    }
+    if (reported_pid_ && *reported_pid_ > 1) return reported_pid_;
+    return std::nullopt;
+  }
+  void stop() override;
+  void begin_stop() override { child_->close_stdin(); }
+
+ private:
+  SshLauncher& launcher_;
+  bool stopped_ = false;
+};
+
+class SshLauncher : public Launcher {
+ public:
+  SshLauncher(std::string host, SshSettings s) : host_(std::move(host)), s_(std::move(s)) {}
+  ~SshLauncher() override { disconnect(); }
+
+  const std::string& host() const override { return host_; }
+  const char* kind() const override { return "ssh"; }
+
+  // ssh and its options, up to and including the destination.
+  std::vector<std::string> ssh_argv(bool master) const {
+    std::vector<std::string> a = {"ssh"};
+    if (!s_.config_file.empty()) a.insert(a.end(), {"-F", s_.config_file});
+    const long timeout = std::max(1L, std::lround(std::ceil(s_.connect_timeout_s)));
+    a.insert(a.end(), {"-o", "BatchMode=yes", "-o", "ConnectTimeout=" + std::to_string(timeout),
+                       "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"});
+    if (!s_.control_dir.empty()) {
+      a.insert(a.end(), {"-o", "ControlPath=" + s_.control_dir + "/%C"});
+      if (master) {
+        a.insert(a.end(), {"-o", "ControlMaster=yes", "-o", "ControlPersist=120", "-N", "-f"});
+      } else {
+        a.insert(a.end(), {"-o", "ControlMaster=no"});
+      }
+    }
+    if (!master) a.push_back("-T");
+    a.insert(a.end(), {"--", host_});
+    return a;
+  }
+
+  void connect() override {
+    if (s_.control_dir.empty() || connected_) return;
+    SpawnOptions o;
+    o.argv = ssh_argv(true);
+    // The master stays in the background with ssh's stderr: a file, not a pipe we wait on.
+    o.output_file = s_.control_dir + "/master-" + slug(host_, 60) + ".log";
+    CommandOutput r = run_command(o, s_.connect_timeout_s + 5);
+    if (r.status != 0 || r.timed_out) {
+      std::string why = trim(read_text_file(o.output_file));
+      if (r.timed_out)
+        why = "no answer within " + std::to_string(std::lround(s_.connect_timeout_s + 5)) + " s" +
+              (why.empty() ? "" : ": " + why);
+      if (why.empty())
+        why = "ssh " + std::string(r.status == 255 ? "could not connect" : "failed") +
+              " (exit status " + std::to_string(r.status) + ")";
+      throw Error("cannot reach " + host_ + " over ssh: " + why);
+    }
+    connected_ = true;
+  }
+
+  void disconnect() override {
+    if (!connected_) return;
+    connected_ = false;
+    std::vector<std::string> a = {"ssh"};
+    if (!s_.config_file.empty()) a.insert(a.end(), {"-F", s_.config_file});
+    a.insert(a.end(), {"-o", "ControlPath=" + s_.control_dir + "/%C", "-O", "exit", "--", host_});
+    SpawnOptions o;
+    o.argv = a;
+    try {
+      run_command(o, 10);
+    } catch (const std::exception&) {
+    }
+  }
+
+  CommandOutput run(const std::vector<std::string>& argv, double timeout_s) override {
+    SpawnOptions o;
+    o.argv = ssh_argv(false);
+    o.argv.push_back(shell_join(argv));
+    return run_command(o, timeout_s);
+  }
+
+  std::unique_ptr<Job> start(const std::vector<std::string>& argv,
+                             const std::string& token) override {
+    SpawnOptions o;
+    o.argv = ssh_argv(false);
+    o.argv.push_back(remote_job_command(argv));
+    o.pipe_stdin = true;
+    auto job = std::make_unique<SshJob>(Child::spawn(o), *this);
+    job->process().write_stdin(token + "\n");  // the wrapper reads it; stdin stays open
+    return job;
+  }
+
+  std::string describe() const override {
+    std::vector<std::string> master = ssh_argv(true);
+    return "ssh\n    connection (once): " + shell_join(master) +
+           "\n    each command:      " + shell_join(ssh_argv(false)) +
+           " \"exec setsid -w sh -c <WRAPPER> rdmabench-job <ARGS>\"\n"
+           "                       (WRAPPER and every element of ARGS single-quoted; stdin: the "
+           "token line, kept open while the command runs)";
+  }
+  std::string describe_start(const std::vector<std::string>& argv) const override {
+    return shell_join(argv);
+  }
+
+  double connect_timeout() const { return s_.connect_timeout_s; }
+
+ private:
+  std::string host_;
+  SshSettings s_;
+  bool connected_ = false;
+};
+
+void SshJob::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  using Clock = std::chrono::steady_clock;
+  if (!child_->running() && child_->output_closed()) return;
+  // End of file on the wrapper's stdin: its watchdog kills the group there.
+  child_->close_stdin();
+  if (auto g = group()) {
+    // And explicitly, in case the watchdog cannot (the remote shell is not the one we expect).
+    const std::string pg = std::to_string(*g);
+    try {
+      launcher_.run(
+          {"sh", "-c",
+           "kill -TERM -" + pg + " 2>/dev/null; sleep 1; kill -KILL -" + pg + " 2>/dev/null; true"},
+          launcher_.connect_timeout() + 10);
+    } catch (const std::exception&) {
+    }
+  }
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (child_->running() && Clock::now() < deadline) pump({child_.get()}, 100);
+  child_->terminate(1.0);
+}
+
+}  // namespace
+
+void stop_all(const std::vector<Job*>& jobs, double grace_s) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Child*> children;
+  for (Job* j : jobs)
+    if (j != nullptr) {
+      j->begin_stop();
+      children.push_back(&j->process());
+    }
+  const auto deadline = Clock::now() + std::chrono::duration<double>(grace_s);
+  for (;;) {
+    bool running = false;
+    for (Child* c : children) running = running || c->running();
+    if (!running || Clock::now() >= deadline) break;
+    pump(children, 100);
+  }
+  for (Job* j : jobs)
+    if (j != nullptr) j->stop();
+}
+
+std::string Job::err() const {
+  return without_tagged_line(without_tagged_line(child_->err(), kPgidTag), kStepTag);
+}
+
+namespace {
+
+// Where the line "TAG ..." starts in `err` (at a line start, complete), or npos.
+size_t tagged_line(const std::string& err, std::string_view tag) {
+  for (size_t pos = err.find(tag); pos != std::string::npos; pos = err.find(tag, pos + 1))
+    if ((pos == 0 || err[pos - 1] == '\n') && err.find('\n', pos) != std::string::npos) return pos;
+  return std::string::npos;
+}
+
+}  // namespace
+
+std::string tagged_value(const std::string& err, std::string_view tag) {
+  const size_t pos = tagged_line(err, tag);
+  if (pos == std::string::npos) return "";
+  const size_t begin = pos + tag.size();
+  return err.substr(begin, err.find('\n', begin) - begin);
+}
+
+std::string without_tagged_line(std::string err, std::string_view tag) {
+  const size_t pos = tagged_line(err, tag);
+  if (pos != std::string::npos) err.erase(pos, err.find('\n', pos) - pos + 1);
+  return err;
+}
+
+const std::string& remote_job_script() {
+  static const std::string kScript =
+      "IFS= read -r RDMABENCH_TOKEN || exit 125\n"
+      "export RDMABENCH_TOKEN\n"
+      "echo \"RDMABENCH_PGID $$\" >&2\n"
+      "exec 3<&0\n"
+      "(\n"
+      "  trap '' TERM\n"
+      "  while IFS= read -r _ <&3; do :; done\n"
+      "  kill -0 $$ 2>/dev/null || exit 0\n"
+      "  kill -TERM -$$ 2>/dev/null\n"
+      "  sleep 2\n"
+      "  kill -KILL -$$ 2>/dev/null\n"
+      ") </dev/null >/dev/null 2>&1 &\n"
+      "exec 3<&- </dev/null\n"
+      "exec \"$@\"\n";
+  return kScript;
+}
+
+std::string remote_job_command(const std::vector<std::string>& argv) {
+  return "exec setsid -w sh -c " + shell_quote(remote_job_script()) + " rdmabench-job " +
+         shell_join(argv);
+}
+
+std::unique_ptr<Launcher> make_local_launcher() { return std::make_unique<LocalLauncher>(); }
+
+std::unique_ptr<Launcher> make_ssh_launcher(const std::string& host, const SshSettings& s) {
+  return std::make_unique<SshLauncher>(host, s);
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,152 @@
+#include "orchestrator/sweep/dry_run.h"
+
+#include <ostream>
+
+#include "model/workload_fields.h"
+#include "orchestrator/launch/launcher.h"
+#include "orchestrator/launch/shell_quote.h"
+#include "orchestrator/launch/slurm_launcher.h"
+#include "orchestrator/sweep/point_runner.h"
+
+namespace rdmabench {
+namespace {
+
+void print_search(std::ostream& out, const Search& s, const SearchDraw& d) {
+  out << "search: " << search_method_name(s.method) << ", seed " << s.seed << ", budget "
+      << s.budget << " run(s): " << d.samples << " sample(s)";
+  if (s.line_dim >= 0) {
+    const std::string& along = s.space[static_cast<size_t>(s.line_dim)].key;
+    out << ", each a line along " << along
+        << (along == "sizes" ? " (one run measuring every size)"
+                             : " (" + std::to_string(s.runs_per_sample()) + " runs)");
+  }
+  if (d.duplicates != 0) out << ", " << d.duplicates << " duplicate sample(s) dropped";
+  if (d.redrawn != 0) out << ", " << d.redrawn << " draw(s) redrawn (duplicate or invalid)";
+  if (d.invalid != 0) out << ", " << d.invalid << " run(s) invalid (skipped)";
+  out << "\n";
+  for (const auto& dim : s.space) out << "  space " << dim.key << ": " << dim.describe() << "\n";
+  if (!s.fixed.empty()) out << "  fixed: " << describe_values(s.fixed) << "\n";
+  if (s.cliff)
+    out << "cliff: " << cliff_metric_name(s.cliff->metric) << " along " << s.cliff->along
+        << ", flagged when more than " << s.cliff->threshold * 100
+        << " % below the previous value (found after the sweep, written to index.jsonl)\n";
+}
+
+void print_fabric(std::ostream& out, const FabricSpec& f) {
+  size_t flows = 0;
+  for (const Round& r : f.rounds) flows += r.flows.size();
+  out << "fabric: " << f.hosts.size() << " hosts";
+  if (!f.hostfile.empty()) out << " (from " << f.hostfile << ")";
+  if (!f.allocation.empty()) out << " (the nodes of Slurm allocation " << f.allocation << ")";
+  out << ", pattern " << fabric_pattern_name(f.pattern.kind);
+  if (f.pattern.kind == FabricPatternKind::kPairwise)
+    out << (f.pattern.both_directions ? " (both directions: a second set of rounds, roles swapped)"
+                                      : " (one direction)");
+  out << ", " << f.rounds.size() << " round(s), " << flows << " flow(s); max flows per host: ";
+  if (f.max_flows_per_host)
+    out << *f.max_flows_per_host << "\n";
+  else
+    out << "auto (the fewest online CPUs of any host, minus one, for every host; applied when "
+           "the sweep runs: the rounds below are before that split)\n";
+  for (const FabricHost& h : f.hosts) {
+    out << "  host " << h.name << ": " << h.spec.host;
+    if (!h.spec.device.empty()) out << ", device " << h.spec.device;
+    if (!h.connect_address.empty()) out << ", peers connect to " << h.connect_address;
+    out << "\n";
+  }
+  out << "rounds (flows run at the same time within a round; data goes client -> server):\n";
+  for (const Round& r : f.rounds) {
+    out << "  " << (r.index + 1) << "/" << f.rounds.size() << " " << r.label << ":";
+    for (size_t i = 0; i < r.flows.size(); ++i)
+      out << (i == 0 ? " " : ", ") << link_name(f, r.flows[i]);
+    out << "\n";
+  }
+}
+
+}  // namespace
+
+void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
+                   const std::map<std::string, std::unique_ptr<Launcher>>& launchers,
+                   const std::set<std::string>& done, const std::string& out_dir) {
+  size_t skipped = 0;
+  for (const auto& p : x.points) skipped += p.skipped() ? 1 : 0;
+  out << "campaign " << shell_quote(c.name) << ": " << x.points.size() << " points ("
+      << c.pair_count() << (c.fabric ? " link(s) in rounds" : " host pair(s)") << " x "
+      << c.combinations() << (c.search ? " run(s) drawn by the search" : " combination(s)") << " x "
+      << c.repetitions << " repetition(s)";
+  if (x.excluded != 0) out << ", " << x.excluded << " excluded";
+  out << "), " << skipped << " skipped as invalid";
+  if (!done.empty()) out << ", " << done.size() << " already done (--resume)";
+  out << "\n";
+  if (c.search) print_search(out, *c.search, c.draw);
+  if (c.fabric) print_fabric(out, *c.fabric);
+  out << "output: " << out_dir << "/<point_id>.json, " << out_dir << "/index.jsonl, " << out_dir
+      << "/env/<host>.json\n";
+  out << "timeout per point: " << c.timeout_s << " s; connect timeout: " << c.connect_timeout_s
+      << " s\n";
+  if (c.allocation)
+    out << "launcher: slurm, allocation " << c.allocation->job_id << " (" << c.allocation->nodelist
+        << ", " << c.allocation->nodes.size() << " node(s))\n";
+  out << "hosts:\n";
+  for (const auto& [host, l] : launchers) out << "  " << host << ": " << l->describe() << "\n";
+  auto print_wrapper = [&](const char* title, const std::string& w) {
+    out << "  " << title << ":\n";
+    size_t start = 0;
+    while (start < w.size()) {
+      size_t nl = w.find('\n', start);
+      out << "    | " << w.substr(start, nl - start) << "\n";
+      if (nl == std::string::npos || nl + 1 == w.size()) break;
+      start = nl + 1;
+    }
+  };
+  bool any_ssh = false, any_slurm = false;
+  for (const auto& [host, l] : launchers) {
+    any_ssh = any_ssh || std::string(l->kind()) == "ssh";
+    any_slurm = any_slurm || std::string(l->kind()) == "slurm";
+  }
+  if (any_ssh) print_wrapper("WRAPPER (run by sh on the remote side)", remote_job_script());
+  if (any_slurm) print_wrapper("WRAPPER (run by sh in the step)", slurm_step_script());
+  out << "points:\n";
+  // A point's commands; a fabric's flows of one combination differ only in their hosts, so a
+  // fabric shows them for the first flow of each combination and every point on one line.
+  auto commands = [&](const Point& p, const HostPair& pair) {
+    const std::string address =
+        pair.connect_address.empty() ? "<address from the ready line>" : pair.connect_address;
+    out << "      server on " << pair.server.host << ": "
+        << launchers.at(pair.server.host)->describe_start(server_argv(pair.server)) << "\n";
+    out << "      client on " << pair.client.host << ": "
+        << launchers.at(pair.client.host)
+               ->describe_start(client_argv(pair.client, address, "<port from the ready line>",
+                                            p.workload_options()))
+        << "\n";
+  };
+  std::map<const PointWorkload*, size_t> combination;  // fabric: shown as "combination N"
+  for (const auto& p : x.points) {
+    const std::string status =
+        p.skipped()             ? "SKIPPED: " + p.skip_reason()
+        : done.count(p.id) != 0 ? "DONE (--resume: " + p.id + ".json exists and the index says ok)"
+                                : "";
+    if (c.fabric) {
+      const auto [it, first] = combination.emplace(p.work.get(), combination.size() + 1);
+      if (first) {
+        out << "  combination " << it->second << ": " << describe_values(p.values()) << "\n";
+        if (!p.skipped()) commands(p, c.pair(p.pair));
+        out << "      (every flow: the same commands on its own server and client hosts)\n";
+      }
+      out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  ["
+          << c.pair_name(p.pair) << ", round " << (*p.round + 1) << " "
+          << c.fabric->rounds[*p.round].label << ", repetition " << p.repetition << ", combination "
+          << it->second << "]" << (status.empty() ? "" : "  ") << status << "\n";
+      continue;
+    }
+    const HostPair& pair = c.pairs[p.pair];
+    out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  [" << pair.name
+        << ", repetition " << p.repetition << "]  " << describe_values(p.values()) << "\n";
+    if (!status.empty())
+      out << "      " << status << "\n";
+    else
+      commands(p, pair);
+  }
+}
+
+}  // namespace rdmabench
