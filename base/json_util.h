@@ -1,9 +1,12 @@
 #pragma once
 // Helpers for reading untrusted JSON: short descriptions of values for error messages (never
-// recursing into deep nesting), and integer reads that refuse floats and out-of-range values
-// instead of converting them.
+// recursing into deep nesting); strict integer reads that refuse floats and out-of-range values
+// instead of converting them; and lenient member reads for documents that are shown rather than
+// trusted (reports, indexes, exports), which give a fallback for a missing member, a member of
+// another type, or a value that is no object.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -26,6 +29,45 @@ inline uint64_t json_uint(const nlohmann::json& v, uint64_t max = UINT64_MAX) {
   const uint64_t x = v.get<uint64_t>();
   if (x > max) throw std::domain_error(brief_json(v) + " is larger than " + std::to_string(max));
   return x;
+}
+
+// Lenient: j[key] when j is an object whose `key` is a string, else `fallback`.
+inline std::string json_string_or(const nlohmann::json& j, const char* key,
+                                  const std::string& fallback = "") {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// Lenient: j[key] when it is a number (integer or not), else nullopt.
+inline std::optional<double> json_number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+// Lenient: j[key] when it is a number, else `fallback`.
+inline double json_number_or(const nlohmann::json& j, const char* key, double fallback = 0.0) {
+  return json_number(j, key).value_or(fallback);
+}
+
+// Lenient: j[key] when it is an integer, else `fallback`.
+inline long json_integer_or(const nlohmann::json& j, const char* key, long fallback = 0) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<long>() : fallback;
+}
+
+// Lenient, as a table cell: a string as it is, a number or boolean as JSON text, anything else
+// (missing, null, an array or object) "".
+inline std::string json_text(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  if (it == j.end()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number() || it->is_boolean()) return it->dump();
+  return "";
 }
 
 }  // namespace rdmabench

@@ -9,14 +9,10 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/json_util.h"
 
 namespace rdmabench {
 namespace {
-
-std::string string_or_empty(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 bool is_record(const nlohmann::json& j) {
   return j.is_object() && j.contains("record") && j["record"].is_string();
@@ -67,12 +63,12 @@ std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_
     IndexEntry e;
     e.point_id = j["point_id"].get<std::string>();
     e.status = j["status"].get<std::string>();
-    e.error = string_or_empty(j, "error");
-    e.host_pair = string_or_empty(j, "host_pair");
-    e.time = string_or_empty(j, "time");
+    e.error = json_string_or(j, "error");
+    e.host_pair = json_string_or(j, "host_pair");
+    e.time = json_string_or(j, "time");
     if (auto steps = j.find("slurm_steps"); steps != j.end() && steps->is_object()) {
-      e.server_step = string_or_empty(*steps, "server");
-      e.client_step = string_or_empty(*steps, "client");
+      e.server_step = json_string_or(*steps, "server");
+      e.client_step = json_string_or(*steps, "client");
     }
     if (j.contains("duration_s") && j["duration_s"].is_number())
       e.duration_s = j["duration_s"].get<double>();

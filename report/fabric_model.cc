@@ -2,24 +2,12 @@
 
 #include <cstdio>
 
+#include "base/json_util.h"
 #include "model/workload.h"
 #include "model/workload_fields.h"
 
 namespace rdmabench {
 namespace {
-
-std::string str(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
-std::optional<double> num(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
-}
-
-long whole(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<long>() : 0;
-}
 
 std::string g(double v) {
   char buf[32];
@@ -45,23 +33,23 @@ std::vector<RoundRow> round_rows(const std::vector<nlohmann::json>& records) {
     for (const auto& s : r["sizes"]) {
       if (!s.is_object()) continue;
       RoundRow row;
-      row.round = str(r, "round");
+      row.round = json_string_or(r, "round");
       row.workload = workload_text(r);
-      row.repetition = whole(r, "repetition");
-      row.flows = whole(r, "flows");
-      row.ok = whole(r, "ok");
+      row.repetition = json_integer_or(r, "repetition");
+      row.flows = json_integer_or(r, "flows");
+      row.ok = json_integer_or(r, "ok");
       row.size =
           s.contains("size") && s["size"].is_number_unsigned() ? s["size"].get<uint64_t>() : 0;
-      row.total_gbps = num(s, "total_gbps");
-      row.jain = num(s, "jain");
+      row.total_gbps = json_number(s, "total_gbps");
+      row.jain = json_number(s, "jain");
       if (s.contains("gbps")) {
-        row.min_gbps = num(s["gbps"], "min");
-        row.median_gbps = num(s["gbps"], "median");
-        row.max_gbps = num(s["gbps"], "max");
+        row.min_gbps = json_number(s["gbps"], "min");
+        row.median_gbps = json_number(s["gbps"], "median");
+        row.max_gbps = json_number(s["gbps"], "max");
       }
       if (s.contains("p50_ns"))
-        if (auto p = num(s["p50_ns"], "median")) row.p50_us = *p / 1000;
-      row.overlap = num(s, "overlap");
+        if (auto p = json_number(s["p50_ns"], "median")) row.p50_us = *p / 1000;
+      row.overlap = json_number(s, "overlap");
       row.overlap_low = r.contains("overlap_low") && r["overlap_low"] == true;  // the round's mark
       rows.push_back(std::move(row));
     }
@@ -71,18 +59,18 @@ std::vector<RoundRow> round_rows(const std::vector<nlohmann::json>& records) {
 
 FabricVerdicts fabric_verdicts(const nlohmann::json& record) {
   FabricVerdicts v;
-  v.judged = whole(record, "judged");
+  v.judged = json_integer_or(record, "judged");
   if (record.contains("counts") && record["counts"].is_object())
     for (const auto& [k, n] : record["counts"].items())
       if (n.is_number_integer()) v.counts[k] = n.get<long>();
   if (record.contains("criteria") && record["criteria"].is_object()) {
     const nlohmann::json& c = record["criteria"];
-    if (auto f = num(c, "bw_fraction"))
+    if (auto f = json_number(c, "bw_fraction"))
       v.criteria += "bandwidth below " + g(*f) + " of the best link's";
-    if (auto f = num(c, "lat_factor"))
+    if (auto f = json_number(c, "lat_factor"))
       v.criteria +=
           std::string(v.criteria.empty() ? "" : ", ") + "p50 above " + g(*f) + "x the best link's";
-    if (auto f = num(c, "port_fraction"))
+    if (auto f = json_number(c, "port_fraction"))
       v.criteria += std::string(v.criteria.empty() ? "" : ", ") + "bandwidth below " + g(*f) +
                     " of the port speed";
   }
@@ -90,17 +78,17 @@ FabricVerdicts fabric_verdicts(const nlohmann::json& record) {
     for (const auto& e : record["not_ok"]) {
       if (!e.is_object()) continue;
       VerdictRow row;
-      row.link = str(e, "link");
+      row.link = json_string_or(e, "link");
       row.workload = workload_text(e);
-      row.metric = str(e, "metric");
-      row.verdict = str(e, "verdict");
-      row.why = str(e, "why");
-      row.point = str(e, "point_id");
+      row.metric = json_string_or(e, "metric");
+      row.verdict = json_string_or(e, "verdict");
+      row.why = json_string_or(e, "why");
+      row.point = json_string_or(e, "point_id");
       row.size =
           e.contains("size") && e["size"].is_number_unsigned() ? e["size"].get<uint64_t>() : 0;
-      row.value = num(e, "value");
-      row.best = num(e, "best");
-      row.alone = num(e, "alone");
+      row.value = json_number(e, "value");
+      row.best = json_number(e, "best");
+      row.alone = json_number(e, "alone");
       v.not_ok.push_back(std::move(row));
     }
   return v;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "base/error.h"
+#include "base/json_util.h"
 #include "model/workload_fields.h"
 
 namespace rdmabench {
@@ -17,18 +18,15 @@ FieldValue number(std::string_view name, double v) {
   return {v, std::string(name) + "=" + buf};
 }
 
-std::string device_text(const nlohmann::json& d, const char* key) {
-  return d.is_object() && d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : "?";
-}
-
 // The wire protocol of the client's device, as users name it: "iWARP", "RoCE v2" / "RoCE v1"
 // (InfiniBand transport over Ethernet, by the GID type used), "InfiniBand"; from the result's
 // device information, never from the device name.
 std::string transport_label(const nlohmann::json& d) {
-  const std::string t = device_text(d, "transport"), link = device_text(d, "link_layer");
+  const std::string t = json_string_or(d, "transport", "?"),
+                    link = json_string_or(d, "link_layer", "?");
   if (t == "iWARP") return t;
   if (t == "InfiniBand" && link == "Ethernet") {
-    const std::string g = device_text(d, "gid_type");
+    const std::string g = json_string_or(d, "gid_type", "?");
     return g.rfind("RoCE", 0) == 0 ? g : "RoCE";
   }
   if (t == "InfiniBand" && link == "InfiniBand") return t;
@@ -61,8 +59,8 @@ FieldValue workload_value(const WorkloadField& f, const Workload& w) {
 }
 
 FieldValue device_name(const RunResult& r) {
-  std::string c = device_text(r.client_device, "name");
-  std::string s = device_text(r.server_device, "name");
+  std::string c = json_string_or(r.client_device, "name", "?");
+  std::string s = json_string_or(r.server_device, "name", "?");
   return {0, c == s || s == "?" ? c : c + "/" + s};
 }
 

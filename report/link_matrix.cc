@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "base/json_util.h"
 #include "model/workload_fields.h"
 #include "report/data_table.h"
 
@@ -34,10 +35,6 @@ std::string mark_text(const std::string& verdict) {
   if (verdict == "failed") return "FAILED";
   if (verdict == "congested") return "congested";
   return verdict;
-}
-
-std::string text_of(const nlohmann::json& point, const char* key) {
-  return point.contains(key) && point[key].is_string() ? point[key].get<std::string>() : "";
 }
 
 // One combination's flows: link -> its documents.
@@ -169,7 +166,7 @@ LinkMarks link_marks(const nlohmann::json& record) {
     return marks;
   for (const auto& e : record["not_ok"]) {
     if (!e.is_object() || !e.contains("matrix") || !e["matrix"].is_object()) continue;
-    const std::string link = text_of(e, "link"), verdict = text_of(e, "verdict");
+    const std::string link = json_string_or(e, "link"), verdict = json_string_or(e, "verdict");
     if (link.empty() || verdict.empty()) continue;
     std::string& m = marks[{e["matrix"].dump(), link}];
     if (severity(verdict) > severity(m)) m = verdict;
@@ -185,7 +182,7 @@ std::vector<Figure> link_matrix_figures(const std::vector<ResultFile>& runs, con
     if (!r.point.is_object() || !r.point.contains("fabric") || !r.point["fabric"].is_object())
       continue;
     const nlohmann::json& f = r.point["fabric"];
-    const std::string server = text_of(f, "server"), client = text_of(f, "client");
+    const std::string server = json_string_or(f, "server"), client = json_string_or(f, "client");
     if (server.empty() || client.empty()) continue;
     const nlohmann::json values =
         r.point.contains("matrix") ? r.point["matrix"] : nlohmann::json::object();

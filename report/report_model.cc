@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "base/json_util.h"
 #include "report/data_table.h"
 #include "report/link_rate.h"
 #include "report/workload_id.h"
@@ -17,10 +18,6 @@ std::string cliff_value_text(const std::string& along, const nlohmann::json& v) 
   if (along == "sizes" && v.is_number_unsigned()) return format_size(v.get<uint64_t>());
   if (v.is_string()) return v.get<std::string>();
   return v.is_null() ? "" : v.dump();
-}
-
-double number_or_zero(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
 
 // The cliffs of a cliffs record (untrusted: members of the wrong type give empty cells).
@@ -41,10 +38,10 @@ void add_cliffs(const nlohmann::json& record, std::vector<CliffRow>& out) {
         row.line += (row.line.empty() ? "" : ", ") + k + "=" + cliff_value_text(k, v);
     if (c.contains("value")) row.value = cliff_value_text(along, c["value"]);
     if (c.contains("shape") && c["shape"].is_string()) row.shape = c["shape"];
-    row.measured = number_or_zero(c, "metric");
-    row.drop = number_or_zero(c, "drop");
+    row.measured = json_number_or(c, "metric");
+    row.drop = json_number_or(c, "drop");
     if (c.contains("previous") && c["previous"].is_object()) {
-      row.previous = number_or_zero(c["previous"], "metric");
+      row.previous = json_number_or(c["previous"], "metric");
       if (c["previous"].contains("value"))
         row.previous_value = cliff_value_text(along, c["previous"]["value"]);
     }
@@ -52,19 +49,8 @@ void add_cliffs(const nlohmann::json& record, std::vector<CliffRow>& out) {
   }
 }
 
-// Text of a JSON member whatever its type (untrusted documents): strings as they are, numbers
-// and booleans printed, anything else "".
-std::string text_of(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  if (it == j.end()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number() || it->is_boolean()) return it->dump();
-  return "";
-}
-
 std::string hex_id(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number_unsigned()) return text_of(j, key);
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_unsigned()) return json_text(j, key);
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(j[key].get<uint64_t>()));
   return buf;
@@ -91,7 +77,7 @@ std::string point_name(const ResultFile& f) {
   return f.path;
 }
 
-std::string host_pair_of(const ResultFile& f) { return text_of(f.point, "host_pair"); }
+std::string host_pair_of(const ResultFile& f) { return json_text(f.point, "host_pair"); }
 
 HostRow host_row(const std::string& role, const HostInfo& h, const nlohmann::json& dev) {
   HostRow r;
@@ -99,40 +85,40 @@ HostRow host_row(const std::string& role, const HostInfo& h, const nlohmann::jso
   r.hostname = h.hostname;
   r.kernel = h.kernel;
   r.rdma_core = h.rdma_core;
-  r.device = text_of(dev, "name");
-  r.transport = text_of(dev, "transport");
-  r.link_layer = text_of(dev, "link_layer");
-  r.fw_ver = text_of(dev, "fw_ver");
-  r.hw_ver = text_of(dev, "hw_ver");
+  r.device = json_text(dev, "name");
+  r.transport = json_text(dev, "transport");
+  r.link_layer = json_text(dev, "link_layer");
+  r.fw_ver = json_text(dev, "fw_ver");
+  r.hw_ver = json_text(dev, "hw_ver");
   r.vendor = vendor_of(dev);
-  std::string speed = text_of(dev, "speed_gbps"), width = text_of(dev, "width");
+  std::string speed = json_text(dev, "speed_gbps"), width = json_text(dev, "width");
   if (!speed.empty()) r.link = speed + " Gb/s" + (width.empty() ? "" : " (" + width + ")");
-  r.mtu = text_of(dev, "active_mtu");
-  r.gid_type = text_of(dev, "gid_type");
+  r.mtu = json_text(dev, "active_mtu");
+  r.gid_type = json_text(dev, "gid_type");
   return r;
 }
 
 HostEnv host_env(const nlohmann::json& j) {
   HostEnv e;
-  e.host = text_of(j, "host");
-  e.captured_at = text_of(j, "captured_at");
-  e.rdmabench = text_of(j, "rdmabench");
-  e.rdmabench_version = text_of(j, "rdmabench_version");
-  e.kernel = text_of(j, "kernel");
-  e.rdma_core = text_of(j, "rdma_core");
-  e.error = text_of(j, "devices_error");
+  e.host = json_text(j, "host");
+  e.captured_at = json_text(j, "captured_at");
+  e.rdmabench = json_text(j, "rdmabench");
+  e.rdmabench_version = json_text(j, "rdmabench_version");
+  e.kernel = json_text(j, "kernel");
+  e.rdma_core = json_text(j, "rdma_core");
+  e.error = json_text(j, "devices_error");
   if (j.contains("devices") && j["devices"].is_array()) {
     for (const auto& d : j["devices"]) {
       if (!d.is_object()) continue;
-      HostEnv::DeviceRow row{text_of(d, "name"),   text_of(d, "transport"),
-                             text_of(d, "fw_ver"), text_of(d, "node_guid"),
-                             vendor_of(d),         ""};
+      HostEnv::DeviceRow row{json_text(d, "name"),   json_text(d, "transport"),
+                             json_text(d, "fw_ver"), json_text(d, "node_guid"),
+                             vendor_of(d),           ""};
       if (d.contains("ports") && d["ports"].is_array()) {
         for (const auto& p : d["ports"]) {
           if (!p.is_object()) continue;
-          std::string t = "port " + text_of(p, "port") + ": " + text_of(p, "state") + ", " +
-                          text_of(p, "link_layer") + ", MTU " + text_of(p, "active_mtu") + ", " +
-                          text_of(p, "speed_gbps") + " Gb/s " + text_of(p, "width");
+          std::string t = "port " + json_text(p, "port") + ": " + json_text(p, "state") + ", " +
+                          json_text(p, "link_layer") + ", MTU " + json_text(p, "active_mtu") +
+                          ", " + json_text(p, "speed_gbps") + " Gb/s " + json_text(p, "width");
           if (!row.ports.empty()) row.ports += "; ";
           row.ports += t;
         }
@@ -146,7 +132,7 @@ HostEnv host_env(const nlohmann::json& j) {
 std::string raw_workload_label(const nlohmann::json& doc) {
   if (!doc.is_object() || !doc.contains("workload")) return "";
   const auto& w = doc["workload"];
-  std::string s = text_of(w, "op") + " " + text_of(w, "qp") + " " + text_of(w, "mode");
+  std::string s = json_text(w, "op") + " " + json_text(w, "qp") + " " + json_text(w, "mode");
   if (w.is_object() && w.contains("sizes") && w["sizes"].is_array()) {
     std::string sizes;
     for (const auto& x : w["sizes"])
@@ -212,7 +198,7 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
     if (!t.empty()) times.push_back(t);
   };
   auto note_campaign = [&](const nlohmann::json& point) {
-    std::string c = text_of(point, "campaign");
+    std::string c = json_text(point, "campaign");
     if (!c.empty()) add_unique(sum.campaigns, c);
   };
 
@@ -261,10 +247,10 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
         auto it = c.failed_docs.find(p.point_id);
         if (it != c.failed_docs.end()) {
           fp.workload = raw_workload_label(it->second);
-          note_time(text_of(it->second, "start_time"));
+          note_time(json_text(it->second, "start_time"));
           if (it->second.contains("point")) note_campaign(it->second["point"]);
           if (it->second.contains("tool"))
-            if (std::string v = text_of(it->second["tool"], "version"); !v.empty())
+            if (std::string v = json_text(it->second["tool"], "version"); !v.empty())
               add_unique(sum.versions, v);
         }
         m.failed.push_back(std::move(fp));

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "base/json_util.h"
 #include "model/workload.h"
 #include "model/workload_fields.h"
 #include "report/data_table.h"
@@ -18,23 +19,15 @@
 namespace rdmabench {
 namespace {
 
-std::optional<double> number(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
-}
-
-std::string text(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
 // The round's entry of its largest size that has per-host rates (bandwidth mode); null if none.
 const nlohmann::json* largest_with_hosts(const nlohmann::json& record) {
   if (!record.contains("sizes") || !record["sizes"].is_array()) return nullptr;
   const nlohmann::json* best = nullptr;
   for (const auto& s : record["sizes"]) {
-    if (!s.is_object() || !number(s, "size") || !s.contains("hosts") || !s["hosts"].is_object())
+    if (!s.is_object() || !json_number(s, "size") || !s.contains("hosts") ||
+        !s["hosts"].is_object())
       continue;
-    if (best == nullptr || *number(s, "size") > *number(*best, "size")) best = &s;
+    if (best == nullptr || *json_number(s, "size") > *json_number(*best, "size")) best = &s;
   }
   return best;
 }
@@ -50,21 +43,22 @@ std::string workload_name(const nlohmann::json& values) {
 
 Figure host_traffic_figure(const std::string& name, const nlohmann::json& record,
                            const nlohmann::json& size_entry, const std::string& format) {
-  const uint64_t size = static_cast<uint64_t>(*number(size_entry, "size"));
+  const uint64_t size = static_cast<uint64_t>(*json_number(size_entry, "size"));
   std::vector<std::string> hosts;
   for (const auto& [h, v] : size_entry["hosts"].items()) hosts.push_back(h);
   std::sort(hosts.begin(), hosts.end(), natural_less);
   std::string rows;
   for (const auto& h : hosts) {
     const nlohmann::json& v = size_entry["hosts"][h];
-    rows += "\"" + gnuplot_string(h) + "\" " + format_number(number(v, "in_gbps").value_or(0)) +
-            " " + format_number(number(v, "out_gbps").value_or(0)) + "\n";
+    rows += "\"" + gnuplot_string(h) + "\" " +
+            format_number(json_number(v, "in_gbps").value_or(0)) + " " +
+            format_number(json_number(v, "out_gbps").value_or(0)) + "\n";
   }
   const nlohmann::json values = record.contains("matrix") ? record["matrix"] : nlohmann::json();
   const std::string workload = workload_name(values);
-  const long repetition = static_cast<long>(number(record, "repetition").value_or(1));
+  const long repetition = static_cast<long>(json_number(record, "repetition").value_or(1));
   const std::string title =
-      "Host traffic: " + text(record, "round") + " at " + size_label(size) +
+      "Host traffic: " + json_string_or(record, "round") + " at " + size_label(size) +
       (workload.empty() ? "" : " — " + workload) +
       (repetition > 1 ? " (repetition " + std::to_string(repetition) + ")" : "");
   return template_figure(name, "host_traffic",
@@ -126,7 +120,7 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
   std::vector<std::string> order;
   for (const nlohmann::json& r : records) {
     if (!r.is_object()) continue;
-    const std::string label = text(r, "round");
+    const std::string label = json_string_or(r, "round");
     if (label.find(" part ") != std::string::npos) continue;  // split by the per-host cap
     const nlohmann::json* s = largest_with_hosts(r);
     if (s == nullptr) continue;
@@ -137,15 +131,16 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
         traffic.push_back(
             host_traffic_figure(numbered("host_traffic", traffic.size()), r, *s, format));
     }
-    if (incast && number(*s, "jain")) {
+    if (incast && json_number(*s, "jain")) {
       const nlohmann::json values = r.contains("matrix") ? r["matrix"] : nlohmann::json();
       auto [it, fresh] = fairness.try_emplace(values.dump());
       if (fresh) {
         order.push_back(it->first);
         it->second.values = values;
       }
-      it->second.size = std::max(it->second.size, static_cast<uint64_t>(*number(*s, "size")));
-      it->second.by_target[m[2].str()].emplace_back(std::stol(m[1].str()), *number(*s, "jain"));
+      it->second.size = std::max(it->second.size, static_cast<uint64_t>(*json_number(*s, "size")));
+      it->second.by_target[m[2].str()].emplace_back(std::stol(m[1].str()),
+                                                    *json_number(*s, "jain"));
     }
   }
   if (traffic_rounds > kMaxHostTrafficFigures)
