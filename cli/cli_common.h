@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/fabric.h"
+#include "engine/session_resources.h"
 
 namespace rdmabench {
 

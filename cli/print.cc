@@ -125,7 +125,7 @@ void print_footer(std::ostream& os, const RunResult& r) {
   else if (r.workload.mode == Mode::kLat && !r.results.empty())
     os << " latency is " << (is_fetch(r.workload.op) ? "the round trip" : "half the round trip")
        << " (as perftest), clock " << r.clock.source << "\n";
-  // Fabric settings a device holds another value of than asked (setup.SIDE.qp_attr.fabric).
+  // QP settings a device holds another value of than asked (setup.SIDE.qp_attr.fabric).
   for (const char* side : {"client", "server"}) {
     const auto* diff = json_at(r.setup, "/" + std::string(side) + "/qp_attr/fabric/not_as_asked");
     if (diff == nullptr || !diff->is_object() || diff->empty()) continue;

@@ -2,7 +2,7 @@
 // A side's queues: per worker a CQ (with a completion channel in event mode; one CQ per QP with
 // --cq-per-qp), an optional SRQ, and its QPs' records. The QPs themselves are created by the
 // connection method (tcp_exchange.h or cm_connection.h), which also times each one. Setup path
-// only; Fabric turns these into the datapath's WorkerContexts.
+// only; SessionResources turns these into the datapath's WorkerContexts.
 #include <infiniband/verbs.h>
 
 #include <chrono>

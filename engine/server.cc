@@ -15,11 +15,12 @@
 #include "base/handshake_gate.h"
 #include "base/oob_channel.h"
 #include "base/version.h"
-#include "engine/fabric.h"
-#include "engine/fabric_settings.h"
+#include "engine/device_checks.h"
+#include "engine/qp_settings.h"
 #include "engine/server_session.h"
 #include "engine/session.h"
 #include "engine/session_messages.h"
+#include "engine/session_resources.h"
 #include "verbs/device.h"
 
 namespace rdmabench {

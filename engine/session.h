@@ -10,8 +10,8 @@
 #include <string>
 
 #include "base/handshake_gate.h"
-#include "engine/fabric.h"
 #include "engine/local_host.h"
+#include "engine/session_resources.h"
 #include "model/result.h"
 #include "model/workload.h"
 

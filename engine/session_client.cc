@@ -9,6 +9,7 @@
 #include "base/oob_channel.h"
 #include "base/utc_time.h"
 #include "base/version.h"
+#include "engine/device_checks.h"
 #include "engine/interval_meter.h"
 #include "engine/session.h"
 #include "engine/session_messages.h"
@@ -53,7 +54,7 @@ class ClientSession {
   RunResult& result_;
   Clock clock_;
   OobChannel chan_;
-  std::unique_ptr<Fabric> fab_;
+  std::unique_ptr<SessionResources> res_;
   std::function<void(uint64_t, const IntervalResult&)> on_interval_;
   std::string phase_ = "connection to the server";
 };
@@ -80,25 +81,25 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   result_.server_device = accept.device;
   phase_ = "resource setup";
   const auto setup_start = std::chrono::steady_clock::now();
-  fab_ = std::make_unique<Fabric>(w_, opt_.local, true);
+  res_ = std::make_unique<SessionResources>(w_, opt_.local, true);
   phase_ = "connection setup";
-  result_.client_device = fab_->describe();
+  result_.client_device = res_->describe();
   if (w_.connect == ConnectMethod::kRdmaCm) {
-    fab_->cm_connect(opt_.server, accept.cm_port, accept.cm_nonce, timeout);
-    chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
-    fab_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
+    res_->cm_connect(opt_.server, accept.cm_port, accept.cm_nonce, timeout);
+    chan_.send(to_message(EndpointsMsg{res_->local_side()}));
+    res_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
   } else {
-    fab_->create_qps();
-    chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
-    fab_->connect_qps(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
+    res_->create_qps();
+    chan_.send(to_message(EndpointsMsg{res_->local_side()}));
+    res_->connect_qps(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
   }
-  fab_->post_initial_receives();
+  res_->post_initial_receives();
   chan_.send(to_message(ReadyMsg{}));
   chan_.expect(ReadyMsg::kType, setup_timeout);
-  result_.setup["client"] = fab_->setup_info(
+  result_.setup["client"] = res_->setup_info(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count());
 
-  const std::string dev = fab_->device().info().name;
+  const std::string dev = res_->device().info().name;
   CounterSnapshot before = read_port_counters(dev, opt_.local.port);
   for (size_t i = 0; i < w_.sizes.size(); ++i) {
     phase_ = "the test of size " + std::to_string(w_.sizes[i]);
@@ -180,7 +181,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   const uint32_t T = w_.threads;
   SizeResult r;
   r.size = size;
-  fab_->prepare_size(size);
+  res_->prepare_size(size);
   SizePlan plan{size, w_.timed() ? 0 : w_.effective_warmup(),
                 w_.timed() ? 0 : w_.effective_iterations(), true};
   if (w_.mode == Mode::kBw)
@@ -205,13 +206,13 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   if (index == 0 && opt_.start_at) wait_for_start_time();
 
   WorkerControl control(T);
-  fab_->bind_control(&control, &clock_, w_.timeout_s);
+  res_->bind_control(&control, &clock_, w_.timeout_s);
   if (!w_.timed() && w_.bidir)
     for (auto& e : control.expected_recv)
       e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<std::thread> threads;
   threads.reserve(T);
-  auto& ctxs = fab_->workers();
+  auto& ctxs = res_->workers();
   for (uint32_t t = 0; t < T; ++t)
     threads.emplace_back([&, t] { run_worker(w_, ctxs[t], plan, out[t]); });
   auto join_all = [&] {
@@ -294,7 +295,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   r.gbps = gbps(r.bytes, r.seconds);
   r.mmsg_per_s = mmsg_per_s(r.ops, r.seconds);
   r.iterations = w_.timed() ? r.ops / w_.total_qps() : plan.iterations;
-  for (const auto& c : fab_->workers()) r.send_post_calls += c.post_calls;
+  for (const auto& c : res_->workers()) r.send_post_calls += c.post_calls;
   r.recv_post_calls = res.recv_post_calls;
   if (w_.open_loop()) {
     OpenLoopResult ol;
@@ -350,9 +351,9 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     if (err.empty()) {
       bool check_rx = w_.op == Op::kRead || (w_.mode == Mode::kLat && !is_fetch(w_.op)) ||
                       (w_.bidir && !is_fetch(w_.op));
-      if (check_rx) err = fab_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
+      if (check_rx) err = res_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
       if (w_.op == Op::kCmpSwap)
-        for (uint64_t v : fab_->rx_words())
+        for (uint64_t v : res_->rx_words())
           if (v != kCasPattern)
             err = "compare-and-swap returned " + std::to_string(v) +
                   ", expected the original value " + std::to_string(kCasPattern);

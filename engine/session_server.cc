@@ -38,7 +38,7 @@ class ServerSession {
   const Clock& clock_;
   SessionLog& log_;
   Workload w_;
-  std::unique_ptr<Fabric> fab_;
+  std::unique_ptr<SessionResources> res_;
 };
 
 void ServerSession::run(const nlohmann::json& hello) {
@@ -59,35 +59,35 @@ void ServerSession::run(const nlohmann::json& hello) {
   LocalSettings local = opt_.local;
   if (local.bind_addr.empty()) local.bind_addr = opt_.bind;
   const auto setup_start = std::chrono::steady_clock::now();
-  fab_ = std::make_unique<Fabric>(w_, local, false);
+  res_ = std::make_unique<SessionResources>(w_, local, false);
   // rdma_cm: each session listens on a port of its own (concurrent sessions), and accepts only
   // requests that carry its nonce (anything can reach the port).
   uint16_t cm_port = 0;
   uint64_t nonce = 0;
   if (w_.connect == ConnectMethod::kRdmaCm) {
-    cm_port = fab_->cm_listen(opt_.bind, 0);
+    cm_port = res_->cm_listen(opt_.bind, 0);
     nonce = random_nonce();
   }
-  chan_.send(to_message(AcceptMsg{kVersion, local_host_info(), fab_->describe(), cm_port, nonce}));
+  chan_.send(to_message(AcceptMsg{kVersion, local_host_info(), res_->describe(), cm_port, nonce}));
   if (w_.connect == ConnectMethod::kRdmaCm) {
-    if (const CmRejections& foreign = fab_->cm_accept_all(nonce, timeout + milliseconds(5000));
+    if (const CmRejections& foreign = res_->cm_accept_all(nonce, timeout + milliseconds(5000));
         foreign.total != 0)
       log_.line("session with " + chan_.peer() + ": rejected " + std::to_string(foreign.total) +
                 " rdma_cm connect request(s) without the session's nonce: " + foreign.describe());
-    fab_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
-    chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
+    res_->set_remote(parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side);
+    chan_.send(to_message(EndpointsMsg{res_->local_side()}));
   } else {
     const SideInfo remote = parse_endpoints(chan_.expect(EndpointsMsg::kType, setup_timeout)).side;
-    fab_->create_qps();
-    fab_->connect_qps(remote);
-    chan_.send(to_message(EndpointsMsg{fab_->local_side()}));
+    res_->create_qps();
+    res_->connect_qps(remote);
+    chan_.send(to_message(EndpointsMsg{res_->local_side()}));
   }
-  fab_->post_initial_receives();
+  res_->post_initial_receives();
   chan_.expect(ReadyMsg::kType, setup_timeout);
   chan_.send(to_message(ReadyMsg{}));
-  const nlohmann::json setup = fab_->setup_info(
+  const nlohmann::json setup = res_->setup_info(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count());
-  const std::string dev = fab_->device().info().name;
+  const std::string dev = res_->device().info().name;
   CounterSnapshot before = read_port_counters(dev, local.port);
   for (;;) {
     nlohmann::json msg = chan_.recv(timeout + milliseconds(30000), "the next request");
@@ -141,9 +141,9 @@ void ServerSession::run_size(const nlohmann::json& start) {
     throw PeerError("protocol error: 'start' names size " + std::to_string(size) +
                     " which is not in the workload");
   const uint32_t T = w_.threads;
-  fab_->prepare_size(size);
+  res_->prepare_size(size);
   WorkerControl control(T);
-  fab_->bind_control(&control, &clock_, w_.timeout_s);
+  res_->bind_control(&control, &clock_, w_.timeout_s);
   SizePlan plan{size, w_.timed() ? 0 : w_.effective_warmup(),
                 w_.timed() ? 0 : w_.effective_iterations(), false};
   if (!w_.timed())
@@ -151,7 +151,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
       e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<WorkerOutcome> out(T);
   std::vector<std::thread> threads;
-  auto& ctxs = fab_->workers();
+  auto& ctxs = res_->workers();
   if (server_has_workers(w_))
     for (uint32_t t = 0; t < T; ++t)
       threads.emplace_back([&, t] { run_worker(w_, ctxs[t], plan, out[t]); });
@@ -215,16 +215,16 @@ void ServerSession::run_size(const nlohmann::json& start) {
     if (w_.op == Op::kFetchAdd) {
       uint64_t sum = 0;
       uint64_t sent = 0;
-      for (uint64_t v : fab_->rx_words()) sum += v;
+      for (uint64_t v : res_->rx_words()) sum += v;
       for (uint64_t p : posted) sent += p;
       if (sum != sent)
         err = "fetch-and-add counters sum to " + std::to_string(sum) + ", expected " +
               std::to_string(sent) + " (one per operation)";
     } else if (w_.op == Op::kCmpSwap) {
-      for (uint64_t v : fab_->rx_words())
+      for (uint64_t v : res_->rx_words())
         if (v != kCasPattern) err = "compare-and-swap target changed to " + std::to_string(v);
     } else if (w_.op != Op::kRead) {
-      err = fab_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
+      err = res_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
     }
     res.verify_error = err;
   }

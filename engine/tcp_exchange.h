@@ -1,7 +1,8 @@
 #pragma once
 // Connection by the TCP exchange: each side creates its QPs (RESET -> INIT), describes them to
-// the peer over the control channel (Fabric::local_side), and with the peer's description moves
-// them to RTR and RTS (UD: creates the address handle of the peer QP instead). Setup path only.
+// the peer over the control channel (SessionResources::local_side), and with the peer's description
+// moves them to RTR and RTS (UD: creates the address handle of the peer QP instead). Setup path
+// only.
 #include <infiniband/verbs.h>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 // Which GID of the port a side uses, as -x/--gid-index (server, client) and a campaign host's
 // "gid_index" give it: a GID index, or a GID or an IP address that the port's GID table is
-// searched for when the side sets up (choose_gid_index, engine/fabric_settings.h). The one
+// searched for when the side sets up (choose_gid_index, engine/qp_settings.h). The one
 // definition of that syntax, for the command line and the campaign file alike; no verbs.
 #include <array>
 #include <cstdint>

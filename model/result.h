@@ -146,15 +146,16 @@ struct RunResult {
   std::string start_time;  // ISO 8601 UTC
   HostInfo client_host;
   HostInfo server_host;
-  nlohmann::json client_device;  // Fabric::describe()
+  nlohmann::json client_device;  // SessionResources::describe()
   nlohmann::json server_device;
   std::string server_address;
   Workload workload;
   ClockInfo clock;
   std::vector<SizeResult> results;
   nlohmann::json counters = nlohmann::json::object();  // {"client": {...}, } deltas
-  nlohmann::json setup = nlohmann::json::object();  // {"client": Fabric::setup_info, "server": ...}
-  std::string error;                                // run-level error ("" if none)
+  nlohmann::json setup =
+      nlohmann::json::object();  // {"client": SessionResources::setup_info, "server": ...}
+  std::string error;             // run-level error ("" if none)
   // What kind of failure `error` is, for the exit status (README "Exit status"); not written
   // to the document.
   enum class Failure { kNone, kFailed, kBadInput, kRefused, kTimeout, kBusy };

@@ -92,7 +92,7 @@ struct Workload {
   uint64_t align = 0;          // buffer start alignment in bytes (power of two); 0 = page
   MrMode mr = MrMode::kPerQp;  // one MR per QP, or one shared MR per side
   int32_t numa = kNumaNone;    // kNumaNone, kNumaAuto (the device's node) or a node number
-  // Fabric settings (README "Traffic classes and fabric settings"): the address vector, the
+  // QP settings (README "Traffic classes and QP settings"): the address vector, the
   // P_Key and the RC timers of both sides' QPs; the defaults are the values before they existed.
   uint32_t sl = 0;              // service level (InfiniBand; RoCE: the priority some NICs map)
   uint32_t tos = 0;             // traffic class byte (RoCE v2: the IP TOS, DSCP << 2 | ECN)

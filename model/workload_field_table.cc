@@ -404,7 +404,7 @@ const std::array kFields = {
         .series = true,
         .order = order_numa,
         .series_text = "numa="},
-    // Fabric settings (README "Traffic classes and fabric settings"); perftest's spellings too.
+    // QP settings (README "Traffic classes and QP settings"); perftest's spellings too.
     WorkloadField{.key = "sl",
                   .option = "sl",
                   .names = "-S,--sl",

@@ -36,7 +36,7 @@ check client-json-option 2 "a file name, not an option ('-J'" "$bin" client 192.
 check client-start-at-text 2 "invalid start-at 'soon'" "$bin" client 192.0.2.1 --start-at soon
 check client-start-at-far 2 "at most the timeout (5 s) from now" \
   "$bin" client 192.0.2.1 --start-at "$(($(date +%s) + 3600))"
-# Fabric settings: ranges from the field table, perftest's spellings accepted (before any device).
+# QP settings: ranges from the field table, perftest's spellings accepted (before any device).
 check client-sl-range 2 "invalid sl '16'" "$bin" client 192.0.2.1 --sl 16
 check client-tos-range 2 "invalid tos '256'" "$bin" client 192.0.2.1 -T 256
 check client-retry-range 2 "invalid retry-count '8'" "$bin" client 192.0.2.1 --retry-count 8

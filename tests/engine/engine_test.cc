@@ -505,10 +505,10 @@ TEST_F(Engine, UdAccountingAddsUp) {
 
 // The result names the clock the client used; a clock_gettime fallback always says why (here
 // the emulated CPU may not report an invariant TSC; RDMABENCH_CLOCK=monotonic forces it).
-// The fabric settings on this transport (issue 20): RoCE's QPs hold them (Knobs.* checks each
+// The QP settings on this transport (issue 20): RoCE's QPs hold them (Knobs.* checks each
 // one); on iWARP the TOS goes to rdma_cm, the result says the rest does not apply, and RC timers
 // other than the default are refused.
-TEST_F(Engine, FabricSettingsOnThisTransport) {
+TEST_F(Engine, QpSettingsOnThisTransport) {
   auto doc = expect_ok({"--op", "write", "-s", "4K", "-n", "100", "-T", "104"});
   for (const char* side : {"client", "server"}) {
     const nlohmann::json& f = doc["setup"][side]["qp_attr"]["fabric"];

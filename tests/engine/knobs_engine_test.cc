@@ -353,9 +353,9 @@ TEST_F(Knobs, EachSideKeepsItsOwnPlacement) {
   EXPECT_NE(r.out.find("both pin CPU 1"), std::string::npos) << r.out;
 }
 
-// ---- fabric settings (issue 20) -----------------------------------------------------------------
+// ---- QP settings (issue 20) -----------------------------------------------------------------
 
-TEST_F(Knobs, FabricSettingsReachBothSidesQps) {
+TEST_F(Knobs, QpSettingsReachBothSidesQps) {
   json d =
       ok({"--op", "write", "-s", "4K", "-n", "100", "--tos", "104", "--flow-label", "77", "-u",
           "18", "--retry-count", "5", "--rnr-retry", "3", "--min-rnr-timer", "20", "--verify"});
@@ -397,7 +397,7 @@ TEST_F(Knobs, FabricSettingsReachBothSidesQps) {
   EXPECT_EQ(x["devices"]["client"]["gid"], "::ffff:" + addr());
 }
 
-TEST_F(Knobs, FabricSettingsRefusals) {
+TEST_F(Knobs, QpSettingsRefusals) {
   refused({"-R", "--sl", "2"}, {"invalid sl '2'", "rdma_cm"});
   refused({"-R", "--min-rnr-timer", "5"}, {"invalid min-rnr-timer '5'", "--connect tcp"});
   refused({"--pkey-index", "3"}, {"invalid pkey-index '3'", "0 (0xffff)"});

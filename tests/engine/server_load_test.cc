@@ -24,8 +24,8 @@
 
 #include "base/oob_channel.h"
 #include "base/version.h"
-#include "engine/fabric.h"
 #include "engine/session_messages.h"
+#include "engine/session_resources.h"
 #include "tests/engine/process.h"
 #include "verbs/cm.h"
 
@@ -498,7 +498,7 @@ TEST_F(ServerLoad, RdmaCmListenerRejectsStrangersAndTheSessionConnects) {
   for (auto& t : flood) t.join();
   EXPECT_EQ(rejected.load(), kThreads * kEach);
   {
-    Fabric fab(w, LocalSettings{dev_, 1, std::stoi(gid_), ""}, true);
+    SessionResources fab(w, LocalSettings{dev_, 1, std::stoi(gid_), ""}, true);
     fab.cm_connect(addr_, accept.cm_port, accept.cm_nonce, kWait);
     chan.send(to_message(EndpointsMsg{fab.local_side()}));
     fab.set_remote(parse_endpoints(chan.expect(EndpointsMsg::kType, kWait)).side);

@@ -20,7 +20,7 @@
 #include "base/error.h"
 #include "base/json_util.h"
 #include "base/oob_channel.h"
-#include "engine/fabric.h"
+#include "engine/session_resources.h"
 #include "engine/session_messages.h"
 #include "model/result.h"
 #include "model/workload.h"

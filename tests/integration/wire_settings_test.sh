@@ -1,5 +1,5 @@
 #!/bin/bash
-# Testbed test: the fabric settings checked on the wire and by a fault, between the two guests of
+# Testbed test: the QP settings checked on the wire and by a fault, between the two guests of
 # the testbed pair (rxe loops traffic between two QPs of one device inside the driver, so one
 # guest would show no packet). rdmabench server on rb-host1, client on rb-host2; tcpdump on
 # rb-host1's link captures each run, and tests/integration/roce_capture.py reads the capture.

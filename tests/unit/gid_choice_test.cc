@@ -1,9 +1,9 @@
-// Which GID a side uses (engine/fabric_settings.h, verbs/device.h) on port descriptions,
+// Which GID a side uses (engine/qp_settings.h, verbs/device.h) on port descriptions,
 // without a device: the automatic choice and its reason, -x as an index, a GID or an IPv4
 // address, --gid-type, and the errors naming the option.
 #include <gtest/gtest.h>
 
-#include "engine/fabric_settings.h"
+#include "engine/qp_settings.h"
 #include "tests/unit/test_util.h"
 #include "verbs/device.h"
 

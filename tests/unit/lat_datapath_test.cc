@@ -74,7 +74,8 @@ struct Rig {
   Rig() {
     LateSendVerbs::reset();
     ctx.qps.resize(1);
-    shape_slot(ctx.qps[0], 1, 1);  // the prebuilt work requests' shape, as Fabric builds them
+    shape_slot(ctx.qps[0], 1,
+               1);  // the prebuilt work requests' shape, as SessionResources builds them
     ctx.clock = &clock;
     ctx.control = &control;
     ctx.tx_depth = 4;
@@ -83,7 +84,7 @@ struct Rig {
     // A stall fails the test with a TimeoutError instead of hanging it (not a speed limit).
     ctx.timeout_ticks = static_cast<uint64_t>(10e9 / clock.ns_per_tick());
   }
-  void next_size() {  // what Fabric::prepare_size does to the counters
+  void next_size() {  // what SessionResources::prepare_size does to the counters
     QpSlot& q = ctx.qps[0];
     q.posted = q.completed = 0;
     q.unsignaled = 0;

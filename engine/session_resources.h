@@ -37,14 +37,14 @@ struct LocalSettings {
   std::string gid = {};   // -x given as a GID or an IPv4 address instead of an index
 };
 
-class Fabric {
+class SessionResources {
  public:
   // `is_client`: the requester side. The connection method is `w.connect`, resolved for the
   // local device (rdma_cm: the device context comes from librdmacm).
-  Fabric(const Workload& w, const LocalSettings& local, bool is_client);
-  Fabric(const Fabric&) = delete;
-  Fabric& operator=(const Fabric&) = delete;
-  ~Fabric();
+  SessionResources(const Workload& w, const LocalSettings& local, bool is_client);
+  SessionResources(const SessionResources&) = delete;
+  SessionResources& operator=(const SessionResources&) = delete;
+  ~SessionResources();
 
   const Device& device() const noexcept { return device_; }
   uint32_t gid_index() const noexcept { return gid_index_; }
@@ -114,14 +114,5 @@ class Fabric {
   std::vector<WorkerContext> ctx_;
   uint64_t size_ = 0;
 };
-
-DeviceLimits limits_of(const Device& d, uint32_t port);
-// The port, refused (ConfigError "port", naming the device and its state) unless ACTIVE.
-const PortInfo& active_port(const Device& d, uint32_t port);
-// Refuses (ConfigError, naming the device) a workload the device or its port cannot run: the
-// port must be ACTIVE, and validate_for_device must pass.
-void check_device_for(const Workload& w, const Device& d, uint32_t port);
-// The same for this host's device, opened for the check: a client runs it before it connects.
-void check_local_device(const Workload& w, const LocalSettings& local);
 
 }  // namespace rdmabench

@@ -1,5 +1,5 @@
 #pragma once
-// The fabric settings of a workload (traffic class, service level, flow label, hop limit, P_Key,
+// The QP settings of a workload (traffic class, service level, flow label, hop limit, P_Key,
 // RC timers, GID kind) against one side's device: which GID the side uses, whether the port and
 // the connection method can carry the settings, what rdma_cm is given, and what the device
 // applied (from ibv_query_qp). Setup path only.
@@ -25,8 +25,8 @@ uint32_t choose_gid_index(const PortInfo& port, int gid_index, const std::string
 // port's table (or an empty entry), and with rdma_cm (which takes them from the route and the CM
 // exchange) a service level, flow label, hop limit, P_Key index or RNR timer other than the
 // default; on iWARP (`iwarp`: TCP retransmits) also RC timers other than the default.
-void check_fabric_settings(const Workload& w, ibv_context* ctx, const PortInfo& port,
-                           ConnectMethod connect, bool iwarp);
+void check_qp_settings(const Workload& w, ibv_context* ctx, const PortInfo& port,
+                       ConnectMethod connect, bool iwarp);
 
 CmSettings cm_settings(const Workload& w);
 
@@ -36,7 +36,7 @@ CmSettings cm_settings(const Workload& w);
 // of (e.g. {"hop_limit": {"asked": 32, "applied": 64}}: on RoCE the kernel takes the hop limit
 // from the IP route; rdma_cm chooses the flow label).
 // On iWARP only the TOS is the workload's (given to rdma_cm): {"transport": "iWARP", "note"}.
-nlohmann::json applied_fabric_settings(ibv_qp* qp, const Workload& w, const ibv_ah_attr* ud_ah,
-                                       bool iwarp);
+nlohmann::json applied_qp_settings(ibv_qp* qp, const Workload& w, const ibv_ah_attr* ud_ah,
+                                   bool iwarp);
 
 }  // namespace rdmabench

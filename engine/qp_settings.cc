@@ -1,4 +1,4 @@
-#include "engine/fabric_settings.h"
+#include "engine/qp_settings.h"
 
 #include <array>
 #include <tuple>
@@ -53,8 +53,8 @@ uint32_t choose_gid_index(const PortInfo& port, int gid_index, const std::string
   return g->index;
 }
 
-void check_fabric_settings(const Workload& w, ibv_context* ctx, const PortInfo& port,
-                           ConnectMethod connect, bool iwarp) {
+void check_qp_settings(const Workload& w, ibv_context* ctx, const PortInfo& port,
+                       ConnectMethod connect, bool iwarp) {
   const Workload d;
   if (iwarp) {
     auto refuse = [](const char* option, uint32_t v, uint32_t def) {
@@ -110,8 +110,8 @@ CmSettings cm_settings(const Workload& w) {
                     .rnr_retry = static_cast<uint8_t>(w.rnr_retry)};
 }
 
-nlohmann::json applied_fabric_settings(ibv_qp* qp, const Workload& w, const ibv_ah_attr* ud_ah,
-                                       bool iwarp) {
+nlohmann::json applied_qp_settings(ibv_qp* qp, const Workload& w, const ibv_ah_attr* ud_ah,
+                                   bool iwarp) {
   if (iwarp)
     return {{"transport", "iWARP"},
             {"tos", w.tos},

@@ -1,62 +1,18 @@
-#include "engine/fabric.h"
+#include "engine/session_resources.h"
 
 #include <algorithm>
 
 #include "base/error.h"
 #include "base/numa.h"
-#include "engine/fabric_settings.h"
+#include "engine/device_checks.h"
 #include "engine/memory_lock.h"
 #include "engine/mr_access.h"
+#include "engine/qp_settings.h"
 #include "engine/tcp_exchange.h"
 
 namespace rdmabench {
 
-DeviceLimits limits_of(const Device& d, uint32_t port) {
-  const DeviceInfo& i = d.info();
-  DeviceLimits l;
-  l.name = i.name;
-  l.transport = i.transport;
-  l.atomic_cap = i.atomic_cap;
-  l.port_active_mtu = d.port(port).active_mtu;
-  l.max_inline_data = i.max_inline_data;
-  l.max_qp_wr = i.max_qp_wr;
-  l.max_qp = i.max_qp;
-  l.max_cqe = i.max_cqe;
-  l.max_srq_wr = i.max_srq_wr;
-  l.max_sge = i.max_sge;
-  l.max_mr_size = i.max_mr_size;
-  l.max_sge_rd = i.max_sge_rd;
-  l.max_srq_sge = i.max_srq_sge;
-  l.max_qp_rd_atom = i.max_qp_rd_atom;
-  l.max_qp_init_rd_atom = i.max_qp_init_rd_atom;
-  l.max_cq = i.max_cq;
-  return l;
-}
-
-const PortInfo& active_port(const Device& d, uint32_t port) {
-  const PortInfo& p = d.port(port);
-  if (p.state != "ACTIVE")
-    throw ConfigError("port", std::to_string(port),
-                      "an ACTIVE port (" + d.info().name + " port " + std::to_string(port) +
-                          " is " + p.state + ")");
-  return p;
-}
-
-void check_device_for(const Workload& w, const Device& d, uint32_t port) {
-  (void)active_port(d, port);
-  validate_for_device(w, limits_of(d, port));
-}
-
-void check_local_device(const Workload& w, const LocalSettings& local) {
-  Device d = Device::open(local.device);
-  check_device_for(w, d, local.port);
-  const PortInfo& port = d.port(local.port);
-  check_fabric_settings(w, d.context(), port, resolve_connect(w.connect, w.qp, d.info().transport),
-                        d.is_iwarp());
-  (void)choose_gid_index(port, local.gid_index, local.gid, local.bind_addr, w.gid_type);
-}
-
-Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
+SessionResources::SessionResources(const Workload& w, const LocalSettings& local, bool is_client)
     : w_(w), local_(local), is_client_(is_client) {
   w_.connect = resolve_connect(w_.connect, w_.qp, device_transport(local_.device));
   if (w_.connect == ConnectMethod::kRdmaCm) {
@@ -67,7 +23,7 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
   }
   check_device_for(w_, device_, local_.port);
   const PortInfo& port = device_.port(local_.port);
-  check_fabric_settings(w_, device_.context(), port, w_.connect, device_.is_iwarp());
+  check_qp_settings(w_, device_.context(), port, w_.connect, device_.is_iwarp());
   if (cm_) cm_->set_settings(cm_settings(w_));
   ensure_memlock(w_, device_.info().name, device_.info().transport);
   gid_index_ = choose_gid_index(port, local_.gid_index, local_.gid, local_.bind_addr, w_.gid_type);
@@ -90,13 +46,13 @@ Fabric::Fabric(const Workload& w, const LocalSettings& local, bool is_client)
   if (credits_) credit_words_ = CreditWords(pd_.get(), w_.srq ? w_.threads : w_.total_qps());
 }
 
-Fabric::~Fabric() = default;
+SessionResources::~SessionResources() = default;
 
-int Fabric::remote_access() const noexcept {
+int SessionResources::remote_access() const noexcept {
   return mr_remote_access(w_, is_client_, device_.is_iwarp());
 }
 
-nlohmann::json Fabric::describe() const {
+nlohmann::json SessionResources::describe() const {
   nlohmann::json j = device_.info();
   const PortInfo& p = device_.port(local_.port);
   j["port_used"] = local_.port;
@@ -116,11 +72,11 @@ nlohmann::json Fabric::describe() const {
   return j;
 }
 
-void Fabric::create_qps() {
+void SessionResources::create_qps() {
   create_exchange_qps(qps_, local_.port, w_.pkey_index, remote_access());
 }
 
-SideInfo Fabric::local_side() const {
+SideInfo SessionResources::local_side() const {
   SideInfo s;
   s.lid = device_.port(local_.port).lid;
   s.gid = gid_hex(gid_);
@@ -141,7 +97,7 @@ SideInfo Fabric::local_side() const {
   return s;
 }
 
-void Fabric::set_remote(const SideInfo& remote) {
+void SessionResources::set_remote(const SideInfo& remote) {
   if (remote.qps.size() != qps_.count())
     throw PeerError("peer described " + std::to_string(remote.qps.size()) + " QPs, expected " +
                     std::to_string(w_.total_qps()));
@@ -159,7 +115,7 @@ void Fabric::set_remote(const SideInfo& remote) {
   peer_rd_atomic_ = std::max(1, remote.max_rd_atomic);
 }
 
-void Fabric::connect_qps(const SideInfo& remote) {
+void SessionResources::connect_qps(const SideInfo& remote) {
   uint32_t mtu = std::min(active_mtu_, remote.active_mtu);
   if (w_.mtu != 0) mtu = std::min(mtu, w_.mtu);
   set_remote(remote);
@@ -173,21 +129,22 @@ void Fabric::connect_qps(const SideInfo& remote) {
   connect_exchange_qps(qps_, path);
 }
 
-void Fabric::cm_connect(const std::string& server_addr, uint16_t cm_port, uint64_t nonce,
-                        std::chrono::milliseconds timeout) {
+void SessionResources::cm_connect(const std::string& server_addr, uint16_t cm_port, uint64_t nonce,
+                                  std::chrono::milliseconds timeout) {
   cm_->connect(qps_, max_rd_atomic_, server_addr, cm_port, nonce, timeout);
 }
 
-uint16_t Fabric::cm_listen(const std::string& bind_addr, uint16_t cm_port) {
+uint16_t SessionResources::cm_listen(const std::string& bind_addr, uint16_t cm_port) {
   return cm_->listen(bind_addr, cm_port);
 }
 
-const CmRejections& Fabric::cm_accept_all(uint64_t nonce, std::chrono::milliseconds timeout) {
+const CmRejections& SessionResources::cm_accept_all(uint64_t nonce,
+                                                    std::chrono::milliseconds timeout) {
   cm_->accept_all(qps_, max_rd_atomic_, nonce, timeout);
   return cm_->rejected();
 }
 
-void Fabric::post_initial_receives() {
+void SessionResources::post_initial_receives() {
   build_slots();
   const bool needed = uses_recv(w_.op) && (!is_client_ || w_.bidir || w_.mode == Mode::kLat);
   if (!needed) return;
@@ -215,7 +172,7 @@ void Fabric::post_initial_receives() {
   }
 }
 
-WorkRequestSpec Fabric::work_request_spec(size_t flat) const {
+WorkRequestSpec SessionResources::work_request_spec(size_t flat) const {
   const QpEndpoint& q = qps_.at(flat);
   WorkRequestSpec s;
   s.op = w_.op;
@@ -235,7 +192,7 @@ WorkRequestSpec Fabric::work_request_spec(size_t flat) const {
   return s;
 }
 
-void Fabric::build_slots() {
+void SessionResources::build_slots() {
   std::vector<WorkerQueues>& workers = qps_.workers();
   ctx_.resize(workers.size());
   size_t flat = 0;
@@ -277,7 +234,7 @@ void Fabric::build_slots() {
   }
 }
 
-void Fabric::build_credit_groups(WorkerContext& c, size_t first_flat) {
+void SessionResources::build_credit_groups(WorkerContext& c, size_t first_flat) {
   const size_t n = w_.srq ? 1 : c.qps.size();
   const uint64_t step = credit_step(w_.rx_depth, w_.post_list, credit_pending_max(w_));
   c.credit_groups.resize(n);  // never resized again: the slots point into it
@@ -302,7 +259,7 @@ void Fabric::build_credit_groups(WorkerContext& c, size_t first_flat) {
   }
 }
 
-void Fabric::prepare_size(uint64_t size) {
+void SessionResources::prepare_size(uint64_t size) {
   size_ = size;
   // Targets of the peer's reads and atomics (the peer reads our rx region; compare-and-swap
   // finds the value it compares with).
@@ -320,15 +277,15 @@ void Fabric::prepare_size(uint64_t size) {
   }
 }
 
-std::string Fabric::verify_rx(uint64_t size, bool skip_last) const {
+std::string SessionResources::verify_rx(uint64_t size, bool skip_last) const {
   return buffers_.verify_rx(size, w_.qp == QpType::kUd ? kUdGrh : 0, skip_last, w_.qps_per_thread);
 }
 
-std::vector<uint64_t> Fabric::rx_words() const { return buffers_.rx_words(); }
+std::vector<uint64_t> SessionResources::rx_words() const { return buffers_.rx_words(); }
 
-void Fabric::set_rx_words(uint64_t v) { buffers_.set_rx_words(v); }
+void SessionResources::set_rx_words(uint64_t v) { buffers_.set_rx_words(v); }
 
-void Fabric::bind_control(WorkerControl* control, const Clock* clock, double timeout_s) {
+void SessionResources::bind_control(WorkerControl* control, const Clock* clock, double timeout_s) {
   for (WorkerContext& c : ctx_) {
     c.control = control;
     c.clock = clock;
@@ -343,7 +300,7 @@ void Fabric::bind_control(WorkerControl* control, const Clock* clock, double tim
   }
 }
 
-nlohmann::json Fabric::setup_info(double setup_seconds) const {
+nlohmann::json SessionResources::setup_info(double setup_seconds) const {
   const uint32_t nqp = w_.total_qps();
   nlohmann::json j;
   j["qps"] = nqp;
@@ -371,7 +328,7 @@ nlohmann::json Fabric::setup_info(double setup_seconds) const {
     }
   }
   if (!attr.is_null())
-    attr["fabric"] = applied_fabric_settings(qps_.at(0).qp, w_, &peer_ah_, device_.is_iwarp());
+    attr["fabric"] = applied_qp_settings(qps_.at(0).qp, w_, &peer_ah_, device_.is_iwarp());
   j["qp_attr"] = attr;
   j["recv_credits"] = credits_;
   j["memory"] = buffers_.describe();

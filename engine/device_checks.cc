@@ -1,0 +1,53 @@
+#include "engine/device_checks.h"
+
+#include "base/error.h"
+#include "engine/qp_settings.h"
+
+namespace rdmabench {
+
+DeviceLimits limits_of(const Device& d, uint32_t port) {
+  const DeviceInfo& i = d.info();
+  DeviceLimits l;
+  l.name = i.name;
+  l.transport = i.transport;
+  l.atomic_cap = i.atomic_cap;
+  l.port_active_mtu = d.port(port).active_mtu;
+  l.max_inline_data = i.max_inline_data;
+  l.max_qp_wr = i.max_qp_wr;
+  l.max_qp = i.max_qp;
+  l.max_cqe = i.max_cqe;
+  l.max_srq_wr = i.max_srq_wr;
+  l.max_sge = i.max_sge;
+  l.max_mr_size = i.max_mr_size;
+  l.max_sge_rd = i.max_sge_rd;
+  l.max_srq_sge = i.max_srq_sge;
+  l.max_qp_rd_atom = i.max_qp_rd_atom;
+  l.max_qp_init_rd_atom = i.max_qp_init_rd_atom;
+  l.max_cq = i.max_cq;
+  return l;
+}
+
+const PortInfo& active_port(const Device& d, uint32_t port) {
+  const PortInfo& p = d.port(port);
+  if (p.state != "ACTIVE")
+    throw ConfigError("port", std::to_string(port),
+                      "an ACTIVE port (" + d.info().name + " port " + std::to_string(port) +
+                          " is " + p.state + ")");
+  return p;
+}
+
+void check_device_for(const Workload& w, const Device& d, uint32_t port) {
+  (void)active_port(d, port);
+  validate_for_device(w, limits_of(d, port));
+}
+
+void check_local_device(const Workload& w, const LocalSettings& local) {
+  Device d = Device::open(local.device);
+  check_device_for(w, d, local.port);
+  const PortInfo& port = d.port(local.port);
+  check_qp_settings(w, d.context(), port, resolve_connect(w.connect, w.qp, d.info().transport),
+                    d.is_iwarp());
+  (void)choose_gid_index(port, local.gid_index, local.gid, local.bind_addr, w.gid_type);
+}
+
+}  // namespace rdmabench
