@@ -1,10 +1,10 @@
 #include "engine/qp_settings.h"
 
 #include <array>
-#include <tuple>
 
 #include "base/error.h"
 #include "model/gid_option.h"
+#include "model/workload_fields.h"
 
 namespace rdmabench {
 namespace {
@@ -140,24 +140,20 @@ nlohmann::json applied_qp_settings(ibv_qp* qp, const Workload& w, const ibv_ah_a
     j["rnr_retry"] = a.rnr_retry;
     j["min_rnr_timer"] = a.min_rnr_timer;
   }
-  // Asked (the workload's key) against applied (this object's key).
+  // Asked (the workload's field) against applied (the field's qp_attr name in this object), for
+  // every field the QP holds (model/workload_field_table.cc). rdma_cm takes the flow label from
+  // the route (only one other than the default is checked) and sets no RNR timer of its own.
   const Workload d;
   const bool cm = w.connect == ConnectMethod::kRdmaCm;
-  const std::array<std::tuple<const char*, const char*, uint32_t, bool>, 9> asked = {{
-      {"sl", "sl", w.sl, true},
-      {"tos", "traffic_class", w.tos, true},
-      {"flow_label", "flow_label", w.flow_label, !cm || w.flow_label != d.flow_label},
-      {"hop_limit", "hop_limit", w.hop_limit, true},
-      {"pkey_index", "pkey_index", w.pkey_index, true},
-      {"qp_timeout", "timeout", w.qp_timeout, true},
-      {"retry_count", "retry_cnt", w.retry_count, true},
-      {"rnr_retry", "rnr_retry", w.rnr_retry, true},
-      {"min_rnr_timer", "min_rnr_timer", w.min_rnr_timer, !cm},
-  }};
   nlohmann::json differ = nlohmann::json::object();
-  for (const auto& [key, field, value, checked] : asked) {
-    if (!checked || !j.contains(field)) continue;
-    if (j[field].get<uint32_t>() != value) differ[key] = {{"asked", value}, {"applied", j[field]}};
+  for (const WorkloadField& f : workload_fields()) {
+    if (f.qp_attr.empty()) continue;
+    const std::string key(f.key), field(f.qp_attr);
+    if (cm && (key == "min_rnr_timer" || (key == "flow_label" && w.flow_label == d.flow_label)))
+      continue;
+    if (!j.contains(field)) continue;
+    const nlohmann::json asked = f.get(w);
+    if (j[field] != asked) differ[key] = {{"asked", asked}, {"applied", j[field]}};
   }
   j["not_as_asked"] = differ;
   return j;

@@ -54,6 +54,9 @@ struct WorkloadField {
   std::string_view series_text = {};
   // Non-empty: a campaign refuses the field, for this reason (a client-only field).
   std::string_view not_in_campaigns = {};
+  // Non-empty: the QP holds the field, and this is its name among the attributes ibv_query_qp
+  // reports (a result's setup.SIDE.qp_attr.fabric), where asked and applied are compared.
+  std::string_view qp_attr = {};
 };
 
 // Every field, in the order options are written (client command lines, descriptions).
