@@ -26,6 +26,98 @@ void close_fd(int& fd) {
 
 using Clock = std::chrono::steady_clock;
 
+// The child's environment: ours, with `extra` ("NAME=value") added or replacing our NAME.
+std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    bool replaced = false;
+    for (const auto& x : extra) {
+      const auto eq = x.find('=');
+      if (entry.substr(0, eq + 1) == std::string_view(x).substr(0, eq + 1)) replaced = true;
+    }
+    if (!replaced) env.emplace_back(entry);
+  }
+  for (const auto& x : extra) env.push_back(x);
+  return env;
+}
+
+// The null-terminated pointer array execve takes, into `strings` (which must outlive it).
+std::vector<char*> c_array(std::vector<std::string>& strings) {
+  std::vector<char*> p;
+  for (auto& s : strings) p.push_back(s.data());
+  p.push_back(nullptr);
+  return p;
+}
+
+// The descriptors of a spawn, -1 where unused: pipes {read end, write end} for stdin, stdout,
+// stderr and the exec status (the child's errno if execve fails), and the output file.
+struct SpawnFds {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, exec_err[2] = {-1, -1};
+  int file = -1;
+
+  void close_all() {
+    for (int* p : {in, out, err, exec_err}) {
+      close_fd(p[0]);
+      close_fd(p[1]);
+    }
+    close_fd(file);
+  }
+};
+
+// Opens them all close-on-exec: stdin (a pipe or /dev/null), the output (the file, or a pipe
+// each for stdout and stderr) and the exec-status pipe. On failure closes what it opened and
+// throws.
+SpawnFds open_spawn_fds(const SpawnOptions& opt) {
+  SpawnFds f;
+  if (opt.pipe_stdin) {
+    if (::pipe2(f.in, O_CLOEXEC) != 0) throw_sys("pipe2", "stdin of " + opt.argv[0]);
+  } else {
+    f.in[0] = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  if (!opt.output_file.empty()) {
+    f.file = ::open(opt.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (f.file < 0) {
+      int e = errno;
+      f.close_all();
+      throw_sys("open", opt.output_file, e);
+    }
+  } else if (::pipe2(f.out, O_CLOEXEC) != 0 || ::pipe2(f.err, O_CLOEXEC) != 0) {
+    int e = errno;
+    f.close_all();
+    throw_sys("pipe2", "output of " + opt.argv[0], e);
+  }
+  if (::pipe2(f.exec_err, O_CLOEXEC) != 0) {
+    int e = errno;
+    f.close_all();
+    throw_sys("pipe2", "exec status of " + opt.argv[0], e);
+  }
+  return f;
+}
+
+// The child, from fork to execve: async-signal-safe calls only (no allocation). Its own process
+// group, SIGKILL when the parent dies (exits at once if it already has), no blocked signals and
+// default dispositions, the descriptors as 0, 1 and 2; if execve fails, its errno goes to the
+// parent through the exec-status pipe.
+[[noreturn]] void exec_child(pid_t parent, const char* prog, char* const* argv, char* const* envp,
+                             const SpawnFds& f) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(s, SIG_DFL);
+  ::dup2(f.in[0], 0);
+  ::dup2(f.file >= 0 ? f.file : f.out[1], 1);
+  ::dup2(f.file >= 0 ? f.file : f.err[1], 2);
+  ::execve(prog, argv, envp);
+  int e = errno;
+  ssize_t n = ::write(f.exec_err[1], &e, sizeof e);
+  (void)n;
+  ::_exit(127);
+}
+
 }  // namespace
 
 std::string find_program(const std::string& argv0) {
@@ -55,98 +147,39 @@ std::unique_ptr<Child> Child::spawn(const SpawnOptions& opt) {
 
   // Everything the child needs is prepared here: after fork it only calls async-signal-safe
   // functions.
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    bool replaced = false;
-    for (const auto& x : opt.extra_env) {
-      const auto eq = x.find('=');
-      if (entry.substr(0, eq + 1) == std::string_view(x).substr(0, eq + 1)) replaced = true;
-    }
-    if (!replaced) env.emplace_back(entry);
-  }
-  for (const auto& x : opt.extra_env) env.push_back(x);
-  std::vector<char*> envp, argv;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  std::vector<std::string> env = child_environment(opt.extra_env);
+  std::vector<char*> envp = c_array(env);
   std::vector<std::string> args = opt.argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, exec_err[2] = {-1, -1};
-  int file_fd = -1;
-  auto cleanup = [&] {
-    for (int* p : {in, out, err, exec_err}) {
-      close_fd(p[0]);
-      close_fd(p[1]);
-    }
-    close_fd(file_fd);
-  };
-  if (opt.pipe_stdin) {
-    if (::pipe2(in, O_CLOEXEC) != 0) throw_sys("pipe2", "stdin of " + opt.argv[0]);
-  } else {
-    in[0] = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  }
-  if (!opt.output_file.empty()) {
-    file_fd = ::open(opt.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (file_fd < 0) {
-      int e = errno;
-      cleanup();
-      throw_sys("open", opt.output_file, e);
-    }
-  } else if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
-    int e = errno;
-    cleanup();
-    throw_sys("pipe2", "output of " + opt.argv[0], e);
-  }
-  if (::pipe2(exec_err, O_CLOEXEC) != 0) {
-    int e = errno;
-    cleanup();
-    throw_sys("pipe2", "exec status of " + opt.argv[0], e);
-  }
+  std::vector<char*> argv = c_array(args);
+  SpawnFds fds = open_spawn_fds(opt);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     int e = errno;
-    cleanup();
+    fds.close_all();
     throw_sys("fork", opt.argv[0], e);
   }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(s, SIG_DFL);
-    ::dup2(in[0], 0);
-    ::dup2(file_fd >= 0 ? file_fd : out[1], 1);
-    ::dup2(file_fd >= 0 ? file_fd : err[1], 2);
-    ::execve(prog.c_str(), argv.data(), envp.data());
-    int e = errno;
-    ssize_t n = ::write(exec_err[1], &e, sizeof e);
-    (void)n;
-    ::_exit(127);
-  }
+  if (pid == 0) exec_child(parent, prog.c_str(), argv.data(), envp.data(), fds);
   ::setpgid(pid, pid);  // also from the parent: no race with signal_group()
   auto c = std::unique_ptr<Child>(new Child());
   c->pid_ = pid;
-  close_fd(in[0]);
-  close_fd(out[1]);
-  close_fd(err[1]);
-  close_fd(exec_err[1]);
-  close_fd(file_fd);
-  c->in_fd_ = in[1];
-  c->out_fd_ = out[0];
-  c->err_fd_ = err[0];
+  close_fd(fds.in[0]);
+  close_fd(fds.out[1]);
+  close_fd(fds.err[1]);
+  close_fd(fds.exec_err[1]);
+  close_fd(fds.file);
+  c->in_fd_ = fds.in[1];
+  c->out_fd_ = fds.out[0];
+  c->err_fd_ = fds.err[0];
   for (int fd : {c->out_fd_, c->err_fd_})
     if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  // The exec-status pipe closes on a successful execve; an errno arrives if it failed.
   int child_errno = 0;
   ssize_t n;
   do {
-    n = ::read(exec_err[0], &child_errno, sizeof child_errno);
+    n = ::read(fds.exec_err[0], &child_errno, sizeof child_errno);
   } while (n < 0 && errno == EINTR);
-  close_fd(exec_err[0]);
+  close_fd(fds.exec_err[0]);
   if (n == static_cast<ssize_t>(sizeof child_errno)) {
     int st = 0;
     ::waitpid(pid, &st, 0);

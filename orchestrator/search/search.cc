@@ -121,6 +121,256 @@ nlohmann::json dimension_value(const SearchDimension& d, size_t k, std::string& 
   }
 }
 
+// The steps of parse_search, one per key of the search block.
+
+// "method": "random" or "lhs" (the default).
+void parse_method(const nlohmann::json& j, const std::string& path, Search& s) {
+  if (auto it = j.find("method"); it != j.end()) {
+    if (!it->is_string() || (*it != "random" && *it != "lhs"))
+      throw ConfigError(path + "/method", brief_json(*it),
+                        "\"random\" or \"lhs\" (Latin hypercube)");
+    s.method = *it == "random" ? SearchMethod::kRandom : SearchMethod::kLhs;
+  }
+}
+
+// "budget" (required): the number of runs to draw.
+void parse_budget(const nlohmann::json& j, const std::string& path, Search& s) {
+  auto it = j.find("budget");
+  if (it == j.end()) throw ConfigError(path + "/budget", "(missing)", "the number of runs to draw");
+  if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > kMaxSearchBudget)
+    throw ConfigError(path + "/budget", brief_json(*it),
+                      "a whole number of runs from 1 to " + std::to_string(kMaxSearchBudget));
+  s.budget = it->get<uint64_t>();
+}
+
+// "seed": the generator's seed (default 1).
+void parse_seed(const nlohmann::json& j, const std::string& path, Search& s) {
+  if (auto it = j.find("seed"); it != j.end()) {
+    if (!is_uint(*it))
+      throw ConfigError(path + "/seed", brief_json(*it), "a non-negative whole number");
+    s.seed = it->get<uint64_t>();
+  }
+}
+
+// "space" (required): one dimension per workload field, in key order.
+void parse_space(const nlohmann::json& j, const std::string& path, Search& s) {
+  auto it = j.find("space");
+  if (it == j.end() || !it->is_object() || it->empty())
+    throw ConfigError(path + "/space", it == j.end() ? "(missing)" : brief_json(*it),
+                      "a non-empty object: workload field -> list of values or range");
+  for (const auto& [key, v] : it->items()) {
+    const std::string p = path + "/space/" + key;
+    check_field(key, v, p);
+    s.space.push_back(parse_dimension(key, v, p));
+  }
+}
+
+// "fixed": one canonical value per workload field that is not a dimension.
+void parse_fixed(const nlohmann::json& j, const std::string& path, Search& s) {
+  auto it = j.find("fixed");
+  if (it == j.end()) return;
+  if (!it->is_object())
+    throw ConfigError(path + "/fixed", brief_json(*it), "an object: workload field -> one value");
+  for (const auto& [key, v] : it->items()) {
+    const std::string p = path + "/fixed/" + key;
+    check_field(key, v, p);
+    for (const auto& d : s.space)
+      if (d.key == key)
+        throw ConfigError(p, brief_json(v), "a field that is not also a dimension of space");
+    if (v.is_array() && !is_list_field(key))
+      throw ConfigError(p, brief_json(v),
+                        "one value (several values make a dimension: put " + key + " in space)");
+    s.fixed[key] = canonical_field_value(key, v, p);
+  }
+}
+
+// "cliff/along": a dimension of the space (which becomes the line, s.line_dim) or "sizes" when
+// fixed gives several sizes.
+std::string parse_along(const nlohmann::json& cliff, const std::string& path, Search& s) {
+  const std::string p = path + "/cliff";
+  auto a = cliff.find("along");
+  const std::string allowed =
+      "a dimension of space (or \"sizes\" when fixed gives several sizes): the field along "
+      "which neighbouring points are compared";
+  if (a == cliff.end()) throw ConfigError(p + "/along", "(missing)", allowed);
+  if (!a->is_string()) throw ConfigError(p + "/along", brief_json(*a), allowed);
+  const std::string along = a->get<std::string>();
+  for (size_t i = 0; i < s.space.size(); ++i)
+    if (s.space[i].key == along) s.line_dim = static_cast<int>(i);
+  const bool fixed_sizes =
+      along == "sizes" && s.fixed.contains("sizes") && s.fixed["sizes"].size() >= 2;
+  if (s.line_dim < 0 && !fixed_sizes) throw ConfigError(p + "/along", brief_json(*a), allowed);
+  if (s.line_dim >= 0 && along != "sizes" && s.space[s.line_dim].size() > kMaxLineValues)
+    throw ConfigError(path + "/space/" + along, s.space[s.line_dim].describe(),
+                      "at most " + std::to_string(kMaxLineValues) +
+                          " values: every sample runs at each value along the cliff's dimension");
+  return along;
+}
+
+// "cliff": the metric, the relative drop that counts as a cliff, and the field along which.
+void parse_cliff(const nlohmann::json& cliff, const std::string& path, Search& s) {
+  const std::string p = path + "/cliff";
+  if (!cliff.is_object())
+    throw ConfigError(p, brief_json(cliff), "an object {\"metric\", \"threshold\", \"along\"}");
+  check_keys(cliff, p, {"metric", "threshold", "along"});
+  CliffSpec c;
+  if (auto m = cliff.find("metric"); m != cliff.end()) {
+    if (!m->is_string() || (*m != "bw_gbps" && *m != "msg_rate"))
+      throw ConfigError(p + "/metric", brief_json(*m), "\"bw_gbps\" or \"msg_rate\"");
+    c.metric = *m == "bw_gbps" ? CliffMetric::kBwGbps : CliffMetric::kMsgRate;
+  }
+  if (auto t = cliff.find("threshold"); t != cliff.end()) {
+    if (!t->is_number() || !(t->get<double>() > 0) || !(t->get<double>() < 1))
+      throw ConfigError(p + "/threshold", brief_json(*t),
+                        "a relative drop between 0 and 1 (exclusive), e.g. 0.3 for 30 %");
+    c.threshold = t->get<double>();
+  }
+  c.along = parse_along(cliff, path, s);
+  s.cliff = c;
+}
+
+// The budget must hold whole lines, and no more samples than the space holds distinct ones.
+void check_budget(const Search& s, const std::string& path) {
+  const size_t per = s.runs_per_sample();
+  if (s.budget < per)
+    throw ConfigError(path + "/budget", std::to_string(s.budget),
+                      "at least " + std::to_string(per) + ": every sample runs at each of the " +
+                          std::to_string(per) + " values of " + s.cliff->along);
+  // The space (without the line's dimension) must hold as many distinct samples as drawn.
+  uint64_t distinct = 1;
+  for (size_t i = 0; i < s.space.size(); ++i) {
+    if (static_cast<int>(i) == s.line_dim) continue;
+    const uint64_t n = s.space[i].size();  // both factors capped: the product cannot overflow
+    distinct = std::min<uint64_t>(distinct, kMaxSearchBudget + 1) *
+               std::min<uint64_t>(n, kMaxSearchBudget + 1);
+  }
+  if (s.budget / per > distinct)
+    throw ConfigError(path + "/budget", std::to_string(s.budget),
+                      "at most " + std::to_string(distinct * per) + ": the space has only " +
+                          std::to_string(distinct) + " distinct sample(s)" +
+                          (per > 1 ? " of " + std::to_string(per) + " runs" : std::string()) +
+                          " (a matrix runs them all)");
+}
+
+// The steps of draw_search.
+
+using RunCheck = std::function<std::string(const nlohmann::json&)>;
+
+// The dimensions a sample draws a value of: all but the cliff's line.
+std::vector<size_t> sampled_dims(const Search& s) {
+  std::vector<size_t> dims;
+  for (size_t i = 0; i < s.space.size(); ++i)
+    if (static_cast<int>(i) != s.line_dim) dims.push_back(i);
+  return dims;
+}
+
+// A sample's values (coordinates `u` in [0,1) for `dims`); `reason`: why a value was refused.
+nlohmann::json sample_of(const Search& s, const std::vector<size_t>& dims,
+                         const std::vector<double>& u, std::string& reason) {
+  nlohmann::json base = s.fixed;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const SearchDimension& d = s.space[dims[k]];
+    base[d.key] = dimension_value(d, stratum(u[k], d.size()), reason);
+  }
+  return base;
+}
+
+// Every valid size of a line along "sizes", sorted and without repeats (for its one run).
+std::vector<uint64_t> line_sizes(const SearchDimension& d) {
+  std::set<uint64_t> all;
+  for (size_t k = 0; k < d.size(); ++k) {
+    std::string r;
+    const nlohmann::json v = dimension_value(d, k, r);
+    if (!r.empty()) continue;
+    for (const auto& x : v) all.insert(x.get<uint64_t>());
+  }
+  return std::vector<uint64_t>(all.begin(), all.end());
+}
+
+// A sample's runs: one, or the line along the cliff's dimension; each checked by `check`.
+std::vector<SearchRun> runs_of(const Search& s, const nlohmann::json& base,
+                               const std::string& reason, const RunCheck& check) {
+  std::vector<SearchRun> runs;
+  if (s.line_dim < 0) {
+    runs.push_back({base, reason});
+  } else {
+    const SearchDimension& d = s.space[static_cast<size_t>(s.line_dim)];
+    if (d.key == "sizes") {  // one run measuring every size of the dimension
+      std::vector<uint64_t> sizes = line_sizes(d);
+      runs.push_back({base, reason});
+      runs.back().values["sizes"] = std::move(sizes);
+    } else {
+      for (size_t k = 0; k < d.size(); ++k) {
+        SearchRun r{base, reason};
+        r.values[d.key] = dimension_value(d, k, r.skip_reason);
+        runs.push_back(std::move(r));
+      }
+    }
+  }
+  for (auto& r : runs)
+    if (r.skip_reason.empty()) r.skip_reason = check(r.values);
+  return runs;
+}
+
+// Adds a sample's runs to `out`, counting the invalid ones.
+void keep(SearchDraw& out, std::vector<SearchRun>& runs) {
+  ++out.samples;
+  for (auto& r : runs) {
+    if (!r.skip_reason.empty()) ++out.invalid;
+    out.runs.push_back(std::move(r));
+  }
+}
+
+// Latin hypercube: one design of `wanted` samples; duplicates dropped, invalid runs kept.
+SearchDraw draw_lhs(const Search& s, const std::vector<size_t>& dims, size_t wanted, SampleRng& rng,
+                    const RunCheck& check) {
+  SearchDraw out;
+  std::set<std::string> seen;
+  for (const auto& row : latin_hypercube(wanted, dims.size(), rng)) {
+    std::string reason;
+    const nlohmann::json base = sample_of(s, dims, row, reason);
+    if (!seen.insert(base.dump()).second) {  // object keys are sorted: a canonical text
+      ++out.duplicates;
+      continue;
+    }
+    std::vector<SearchRun> runs = runs_of(s, base, reason, check);
+    keep(out, runs);
+  }
+  return out;
+}
+
+// Random: draws until `wanted` distinct samples with a valid run each, within a bound of draws.
+SearchDraw draw_random(const Search& s, const std::vector<size_t>& dims, size_t wanted,
+                       SampleRng& rng, const RunCheck& check, const std::string& path) {
+  SearchDraw out;
+  std::set<std::string> seen;
+  const size_t max_draws = 1000 + 10 * wanted;
+  size_t draws = 0;
+  while (out.samples < wanted) {
+    if (draws++ >= max_draws)
+      throw ConfigError(
+          path + "/space",
+          std::to_string(out.samples) + " distinct valid sample(s) in " +
+              std::to_string(max_draws) + " draws",
+          "a space with at least " + std::to_string(wanted) +
+              " distinct samples the client accepts: widen the space or lower the budget");
+    std::string reason;
+    const nlohmann::json base = sample_of(s, dims, random_point(dims.size(), rng), reason);
+    if (!seen.insert(base.dump()).second) {  // drawn before (kept, or invalid)
+      ++out.redrawn;
+      continue;
+    }
+    std::vector<SearchRun> runs = runs_of(s, base, reason, check);
+    if (std::none_of(runs.begin(), runs.end(),
+                     [](const SearchRun& r) { return r.skip_reason.empty(); })) {
+      ++out.redrawn;
+      continue;
+    }
+    keep(out, runs);
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json SearchDimension::value(size_t k) const {
@@ -168,206 +418,26 @@ Search parse_search(const nlohmann::json& j, const std::string& path) {
         path, brief_json(j),
         "an object {\"method\", \"budget\", \"seed\", \"space\", \"fixed\", \"cliff\"}");
   check_keys(j, path, {"method", "budget", "seed", "space", "fixed", "cliff"});
+  // Key by key; the budget last, against the space and the cliff's line.
   Search s;
-  if (auto it = j.find("method"); it != j.end()) {
-    if (!it->is_string() || (*it != "random" && *it != "lhs"))
-      throw ConfigError(path + "/method", brief_json(*it),
-                        "\"random\" or \"lhs\" (Latin hypercube)");
-    s.method = *it == "random" ? SearchMethod::kRandom : SearchMethod::kLhs;
-  }
-  {
-    auto it = j.find("budget");
-    if (it == j.end())
-      throw ConfigError(path + "/budget", "(missing)", "the number of runs to draw");
-    if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > kMaxSearchBudget)
-      throw ConfigError(path + "/budget", brief_json(*it),
-                        "a whole number of runs from 1 to " + std::to_string(kMaxSearchBudget));
-    s.budget = it->get<uint64_t>();
-  }
-  if (auto it = j.find("seed"); it != j.end()) {
-    if (!is_uint(*it))
-      throw ConfigError(path + "/seed", brief_json(*it), "a non-negative whole number");
-    s.seed = it->get<uint64_t>();
-  }
-  {
-    auto it = j.find("space");
-    if (it == j.end() || !it->is_object() || it->empty())
-      throw ConfigError(path + "/space", it == j.end() ? "(missing)" : brief_json(*it),
-                        "a non-empty object: workload field -> list of values or range");
-    for (const auto& [key, v] : it->items()) {
-      const std::string p = path + "/space/" + key;
-      check_field(key, v, p);
-      s.space.push_back(parse_dimension(key, v, p));
-    }
-  }
-  if (auto it = j.find("fixed"); it != j.end()) {
-    if (!it->is_object())
-      throw ConfigError(path + "/fixed", brief_json(*it), "an object: workload field -> one value");
-    for (const auto& [key, v] : it->items()) {
-      const std::string p = path + "/fixed/" + key;
-      check_field(key, v, p);
-      for (const auto& d : s.space)
-        if (d.key == key)
-          throw ConfigError(p, brief_json(v), "a field that is not also a dimension of space");
-      if (v.is_array() && !is_list_field(key))
-        throw ConfigError(p, brief_json(v),
-                          "one value (several values make a dimension: put " + key + " in space)");
-      s.fixed[key] = canonical_field_value(key, v, p);
-    }
-  }
-  if (auto it = j.find("cliff"); it != j.end()) {
-    const std::string p = path + "/cliff";
-    if (!it->is_object())
-      throw ConfigError(p, brief_json(*it), "an object {\"metric\", \"threshold\", \"along\"}");
-    check_keys(*it, p, {"metric", "threshold", "along"});
-    CliffSpec c;
-    if (auto m = it->find("metric"); m != it->end()) {
-      if (!m->is_string() || (*m != "bw_gbps" && *m != "msg_rate"))
-        throw ConfigError(p + "/metric", brief_json(*m), "\"bw_gbps\" or \"msg_rate\"");
-      c.metric = *m == "bw_gbps" ? CliffMetric::kBwGbps : CliffMetric::kMsgRate;
-    }
-    if (auto t = it->find("threshold"); t != it->end()) {
-      if (!t->is_number() || !(t->get<double>() > 0) || !(t->get<double>() < 1))
-        throw ConfigError(p + "/threshold", brief_json(*t),
-                          "a relative drop between 0 and 1 (exclusive), e.g. 0.3 for 30 %");
-      c.threshold = t->get<double>();
-    }
-    auto a = it->find("along");
-    const std::string allowed =
-        "a dimension of space (or \"sizes\" when fixed gives several sizes): the field along "
-        "which neighbouring points are compared";
-    if (a == it->end()) throw ConfigError(p + "/along", "(missing)", allowed);
-    if (!a->is_string()) throw ConfigError(p + "/along", brief_json(*a), allowed);
-    c.along = a->get<std::string>();
-    for (size_t i = 0; i < s.space.size(); ++i)
-      if (s.space[i].key == c.along) s.line_dim = static_cast<int>(i);
-    const bool fixed_sizes =
-        c.along == "sizes" && s.fixed.contains("sizes") && s.fixed["sizes"].size() >= 2;
-    if (s.line_dim < 0 && !fixed_sizes) throw ConfigError(p + "/along", brief_json(*a), allowed);
-    if (s.line_dim >= 0 && c.along != "sizes" && s.space[s.line_dim].size() > kMaxLineValues)
-      throw ConfigError(path + "/space/" + c.along, s.space[s.line_dim].describe(),
-                        "at most " + std::to_string(kMaxLineValues) +
-                            " values: every sample runs at each value along the cliff's dimension");
-    s.cliff = c;
-  }
-  const size_t per = s.runs_per_sample();
-  if (s.budget < per)
-    throw ConfigError(path + "/budget", std::to_string(s.budget),
-                      "at least " + std::to_string(per) + ": every sample runs at each of the " +
-                          std::to_string(per) + " values of " + s.cliff->along);
-  // The space (without the line's dimension) must hold as many distinct samples as drawn.
-  uint64_t distinct = 1;
-  for (size_t i = 0; i < s.space.size(); ++i) {
-    if (static_cast<int>(i) == s.line_dim) continue;
-    const uint64_t n = s.space[i].size();  // both factors capped: the product cannot overflow
-    distinct = std::min<uint64_t>(distinct, kMaxSearchBudget + 1) *
-               std::min<uint64_t>(n, kMaxSearchBudget + 1);
-  }
-  if (s.budget / per > distinct)
-    throw ConfigError(path + "/budget", std::to_string(s.budget),
-                      "at most " + std::to_string(distinct * per) + ": the space has only " +
-                          std::to_string(distinct) + " distinct sample(s)" +
-                          (per > 1 ? " of " + std::to_string(per) + " runs" : std::string()) +
-                          " (a matrix runs them all)");
+  parse_method(j, path, s);
+  parse_budget(j, path, s);
+  parse_seed(j, path, s);
+  parse_space(j, path, s);
+  parse_fixed(j, path, s);
+  if (auto it = j.find("cliff"); it != j.end()) parse_cliff(*it, path, s);
+  check_budget(s, path);
   return s;
 }
 
 SearchDraw draw_search(const Search& s,
                        const std::function<std::string(const nlohmann::json&)>& check,
                        const std::string& path) {
-  std::vector<size_t> dims;
-  for (size_t i = 0; i < s.space.size(); ++i)
-    if (static_cast<int>(i) != s.line_dim) dims.push_back(i);
+  const std::vector<size_t> dims = sampled_dims(s);
   const size_t wanted = s.budget / s.runs_per_sample();
   SampleRng rng(s.seed);
-  SearchDraw out;
-  std::set<std::string> seen;
-
-  // A sample's values (coordinates in [0,1) for `dims`); `reason`: why a value was refused.
-  auto sample_of = [&](const std::vector<double>& u, std::string& reason) {
-    nlohmann::json base = s.fixed;
-    for (size_t k = 0; k < dims.size(); ++k) {
-      const SearchDimension& d = s.space[dims[k]];
-      base[d.key] = dimension_value(d, stratum(u[k], d.size()), reason);
-    }
-    return base;
-  };
-  // Its runs: one, or the line along the cliff's dimension; each checked by `check`.
-  auto runs_of = [&](const nlohmann::json& base, const std::string& reason) {
-    std::vector<SearchRun> runs;
-    if (s.line_dim < 0) {
-      runs.push_back({base, reason});
-    } else {
-      const SearchDimension& d = s.space[static_cast<size_t>(s.line_dim)];
-      if (d.key == "sizes") {  // one run measuring every size of the dimension
-        std::set<uint64_t> all;
-        for (size_t k = 0; k < d.size(); ++k) {
-          std::string r;
-          const nlohmann::json v = dimension_value(d, k, r);
-          if (!r.empty()) continue;
-          for (const auto& x : v) all.insert(x.get<uint64_t>());
-        }
-        runs.push_back({base, reason});
-        runs.back().values["sizes"] = std::vector<uint64_t>(all.begin(), all.end());
-      } else {
-        for (size_t k = 0; k < d.size(); ++k) {
-          SearchRun r{base, reason};
-          r.values[d.key] = dimension_value(d, k, r.skip_reason);
-          runs.push_back(std::move(r));
-        }
-      }
-    }
-    for (auto& r : runs)
-      if (r.skip_reason.empty()) r.skip_reason = check(r.values);
-    return runs;
-  };
-
-  auto keep = [&](std::vector<SearchRun>& runs) {
-    ++out.samples;
-    for (auto& r : runs) {
-      if (!r.skip_reason.empty()) ++out.invalid;
-      out.runs.push_back(std::move(r));
-    }
-  };
-
-  if (s.method == SearchMethod::kLhs) {
-    for (const auto& row : latin_hypercube(wanted, dims.size(), rng)) {
-      std::string reason;
-      const nlohmann::json base = sample_of(row, reason);
-      if (!seen.insert(base.dump()).second) {  // object keys are sorted: a canonical text
-        ++out.duplicates;
-        continue;
-      }
-      std::vector<SearchRun> runs = runs_of(base, reason);
-      keep(runs);
-    }
-    return out;
-  }
-  const size_t max_draws = 1000 + 10 * wanted;
-  size_t draws = 0;
-  while (out.samples < wanted) {
-    if (draws++ >= max_draws)
-      throw ConfigError(
-          path + "/space",
-          std::to_string(out.samples) + " distinct valid sample(s) in " +
-              std::to_string(max_draws) + " draws",
-          "a space with at least " + std::to_string(wanted) +
-              " distinct samples the client accepts: widen the space or lower the budget");
-    std::string reason;
-    const nlohmann::json base = sample_of(random_point(dims.size(), rng), reason);
-    if (!seen.insert(base.dump()).second) {  // drawn before (kept, or invalid)
-      ++out.redrawn;
-      continue;
-    }
-    std::vector<SearchRun> runs = runs_of(base, reason);
-    if (std::none_of(runs.begin(), runs.end(),
-                     [](const SearchRun& r) { return r.skip_reason.empty(); })) {
-      ++out.redrawn;
-      continue;
-    }
-    keep(runs);
-  }
-  return out;
+  if (s.method == SearchMethod::kLhs) return draw_lhs(s, dims, wanted, rng, check);
+  return draw_random(s, dims, wanted, rng, check, path);
 }
 
 }  // namespace rdmabench
