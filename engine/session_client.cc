@@ -40,6 +40,17 @@ class ClientSession {
 
  private:
   SizeResult run_size(size_t index, uint64_t size);
+  // The steps of run_size, in order.
+  SizePlan plan_size(uint64_t size, SizeResult& r) const;
+  void make_histograms(const SizePlan& plan, std::vector<WorkerOutcome>& out) const;
+  void measure(const SizePlan& plan, WorkerControl& control, std::vector<WorkerOutcome>& out,
+               std::optional<IntervalMeter>& meter);
+  uint64_t add_thread_results(const SizePlan& plan, const std::vector<WorkerOutcome>& out,
+                              SizeResult& r) const;
+  OpenLoopResult open_loop_result(const std::vector<WorkerOutcome>& out) const;
+  LatencyResult latency_result(std::vector<WorkerOutcome>& out) const;
+  void add_server_figures(uint64_t size, const SizeReplyMsg& res, SizeResult& r) const;
+  void verify_size(uint64_t size, const SizeReplyMsg& res, SizeResult& r) const;
   void wait_senders(WorkerControl& control, uint32_t workers, IntervalMeter* meter);
   void wait_for_start_time();
   // Latency: half the round trip (send/write ping-pong) or all of it (read, atomics; open loop:
@@ -176,20 +187,52 @@ void ClientSession::wait_for_start_time() {
                             {"late_s", std::max(0.0, now - at)}};
 }
 
+// One size: the workers measure it while this thread keeps the server informed, then the
+// figures of both sides make its result.
 SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
-  const uint32_t T = w_.threads;
   SizeResult r;
   r.size = size;
   res_->prepare_size(size);
+  const SizePlan plan = plan_size(size, r);
+  std::vector<WorkerOutcome> out(w_.threads);
+  make_histograms(plan, out);
+  chan_.send(to_message(StartMsg{index, size}));
+  chan_.expect(StartedMsg::kType, timeout);
+  // The server is ready for this size and tolerates the client's silence up to the timeout,
+  // which bounds how far ahead --start-at may lie.
+  if (index == 0 && opt_.start_at) wait_for_start_time();
+
+  WorkerControl control(w_.threads);
+  std::optional<IntervalMeter> meter;
+  measure(plan, control, out, meter);
+  const SizeReplyMsg res =
+      parse_size_reply(chan_.expect(SizeReplyMsg::kType, timeout + ms(1)), w_.verify, w_.bidir);
+
+  const uint64_t t1 = add_thread_results(plan, out, r);
+  r.recv_post_calls = res.recv_post_calls;
+  if (w_.open_loop()) r.open_loop = open_loop_result(out);
+  if (meter) meter->finish(r.ops, t1, r);  // before the histograms are merged
+  if (w_.mode == Mode::kLat) r.latency = latency_result(out);
+  add_server_figures(size, res, r);
+  if (w_.verify) verify_size(size, res, r);
+  return r;
+}
+
+// What each worker does for the size (timed runs count nothing), and for bandwidth how often a
+// send is signalled.
+SizePlan ClientSession::plan_size(uint64_t size, SizeResult& r) const {
   SizePlan plan{size, w_.timed() ? 0 : w_.effective_warmup(),
                 w_.timed() ? 0 : w_.effective_iterations(), true};
   if (w_.mode == Mode::kBw)
     r.signal_every = w_.bw_signal_every(size, w_.timed() ? UINT64_MAX : plan.iterations);
-  std::vector<WorkerOutcome> out(T);
-  // The histograms before the start: their kept samples (up to 8 MiB a thread, written now so
-  // the measurement takes no page fault) cost up to a second on an emulated CPU, which must not
-  // eat into the server's wait for the first heartbeat.
+  return plan;
+}
+
+// The histograms before the start: their kept samples (up to 8 MiB a thread, written now so
+// the measurement takes no page fault) cost up to a second on an emulated CPU, which must not
+// eat into the server's wait for the first heartbeat.
+void ClientSession::make_histograms(const SizePlan& plan, std::vector<WorkerOutcome>& out) const {
   if (w_.mode == Mode::kLat)
     for (auto& o : out) {
       // Ticks up to one hour; the histogram's relative error is what the user asked for. Every
@@ -199,13 +242,17 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
       o.hist = std::make_unique<Histogram>(hour_ticks, opt_.histogram_error,
                                            std::min<uint64_t>(expected, kExactSamplesPerThread));
     }
-  chan_.send(to_message(StartMsg{index, size}));
-  chan_.expect(StartedMsg::kType, timeout);
-  // The server is ready for this size and tolerates the client's silence up to the timeout,
-  // which bounds how far ahead --start-at may lie.
-  if (index == 0 && opt_.start_at) wait_for_start_time();
+}
 
-  WorkerControl control(T);
+// The measurement: runs the workers to the end while heartbeats (and intervals) go on, tells the
+// server what they sent and, bidirectional, learns what it sent. On a failure the workers are
+// stopped and the server told before the error goes on. `meter` outlives the call: it closes
+// its last interval from the totals.
+void ClientSession::measure(const SizePlan& plan, WorkerControl& control,
+                            std::vector<WorkerOutcome>& out, std::optional<IntervalMeter>& meter) {
+  const milliseconds timeout = ms(std::max(w_.timeout_s, 1.0));
+  const uint32_t T = w_.threads;
+  const uint64_t size = plan.size;
   res_->bind_control(&control, &clock_, w_.timeout_s);
   if (!w_.timed() && w_.bidir)
     for (auto& e : control.expected_recv)
@@ -220,7 +267,6 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
       if (th.joinable()) th.join();
   };
   // --interval (and --min-gbps): the rate every interval, from what the workers show.
-  std::optional<IntervalMeter> meter;
   if (w_.interval_s > 0) {
     std::vector<const Histogram*> hists;
     for (const auto& o : out)
@@ -258,15 +304,19 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     }
     throw;
   }
-  const SizeReplyMsg res =
-      parse_size_reply(chan_.expect(SizeReplyMsg::kType, timeout + ms(1)), w_.verify, w_.bidir);
+}
 
-  // Aggregate.
+// Aggregate: each worker's figures and their totals over the window from the first worker's
+// start to the last one's end. Returns that end (ticks).
+uint64_t ClientSession::add_thread_results(const SizePlan& plan,
+                                           const std::vector<WorkerOutcome>& out,
+                                           SizeResult& r) const {
+  const uint64_t size = plan.size;
   uint64_t t0 = UINT64_MAX;
   uint64_t t1 = 0;
   double cpu_user = 0;
   double cpu_sys = 0;
-  for (uint32_t t = 0; t < T; ++t) {
+  for (uint32_t t = 0; t < w_.threads; ++t) {
     const WorkerOutcome& o = out[t];
     ThreadResult tr;
     tr.thread = t;
@@ -296,40 +346,49 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   r.mmsg_per_s = mmsg_per_s(r.ops, r.seconds);
   r.iterations = w_.timed() ? r.ops / w_.total_qps() : plan.iterations;
   for (const auto& c : res_->workers()) r.send_post_calls += c.post_calls;
-  r.recv_post_calls = res.recv_post_calls;
-  if (w_.open_loop()) {
-    OpenLoopResult ol;
-    ol.rate = w_.rate;
-    double achieved = 0;
-    uint64_t max_lag = 0;
-    for (const auto& o : out) {
-      const PhaseStats& m = o.measured;
-      ol.sends += m.ops;
-      ol.late_sends += m.late;
-      max_lag = std::max(max_lag, m.max_lag);
-      if (m.ops > 1 && m.last_post > m.first_post)
-        achieved += double(m.ops - 1) / (clock_.to_ns(m.last_post - m.first_post) / 1e9);
-    }
-    ol.achieved_rate = achieved / T;
-    ol.max_send_lag_ns = clock_.to_ns(max_lag);
-    r.open_loop = ol;
-  }
   r.cpu = {cpu_user, cpu_sys, r.seconds > 0 ? (cpu_user + cpu_sys) / r.seconds : 0};
-  if (meter) meter->finish(r.ops, t1, r);  // before the histograms are merged
-  if (w_.mode == Mode::kLat) {
-    Histogram& h = *out[0].hist;
-    for (uint32_t t = 1; t < T; ++t) h.merge(*out[t].hist);
-    const bool half = half_round_trip();
-    const double unit = latency_unit_ns();
-    LatencyResult lr;
-    lr.kind = half ? "half_round_trip" : "round_trip";
-    lr.summary = summarize(h, unit);
-    lr.max_relative_error = h.max_relative_error();
-    lr.percentiles = h.percentile_method();
-    for (const auto& b : h.nonzero_buckets())
-      lr.buckets.push_back({double(b.low) * unit, double(b.high) * unit, double(b.count)});
-    r.latency = lr;
+  return t1;
+}
+
+// Open loop: the rate asked for, the rate the workers kept and how late their sends were.
+OpenLoopResult ClientSession::open_loop_result(const std::vector<WorkerOutcome>& out) const {
+  OpenLoopResult ol;
+  ol.rate = w_.rate;
+  double achieved = 0;
+  uint64_t max_lag = 0;
+  for (const auto& o : out) {
+    const PhaseStats& m = o.measured;
+    ol.sends += m.ops;
+    ol.late_sends += m.late;
+    max_lag = std::max(max_lag, m.max_lag);
+    if (m.ops > 1 && m.last_post > m.first_post)
+      achieved += double(m.ops - 1) / (clock_.to_ns(m.last_post - m.first_post) / 1e9);
   }
+  ol.achieved_rate = achieved / w_.threads;
+  ol.max_send_lag_ns = clock_.to_ns(max_lag);
+  return ol;
+}
+
+// Latency: the workers' histograms merged into the first one, in ns.
+LatencyResult ClientSession::latency_result(std::vector<WorkerOutcome>& out) const {
+  Histogram& h = *out[0].hist;
+  for (uint32_t t = 1; t < w_.threads; ++t) h.merge(*out[t].hist);
+  const bool half = half_round_trip();
+  const double unit = latency_unit_ns();
+  LatencyResult lr;
+  lr.kind = half ? "half_round_trip" : "round_trip";
+  lr.summary = summarize(h, unit);
+  lr.max_relative_error = h.max_relative_error();
+  lr.percentiles = h.percentile_method();
+  for (const auto& b : h.nonzero_buckets())
+    lr.buckets.push_back({double(b.low) * unit, double(b.high) * unit, double(b.count)});
+  return lr;
+}
+
+// What the server counted: the messages it received (and so the ones lost, unreliable sends)
+// and, bidirectional, its own direction.
+void ClientSession::add_server_figures(uint64_t size, const SizeReplyMsg& res,
+                                       SizeResult& r) const {
   r.received_messages = res.received;
   r.received_bytes = res.received_bytes;
   if (w_.qp != QpType::kRc && uses_recv(w_.op) && w_.mode == Mode::kBw)
@@ -344,28 +403,28 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
     d.mmsg_per_s = mmsg_per_s(d.ops, d.seconds);
     r.reverse = d;
   }
-  // Verification: the server checked what it received; we check what came back to us.
-  if (w_.verify) {
-    std::string err = res.verify_error.value_or("");
-    if (!err.empty()) err = "server: " + err;
-    if (err.empty()) {
-      bool check_rx = w_.op == Op::kRead || (w_.mode == Mode::kLat && !is_fetch(w_.op)) ||
-                      (w_.bidir && !is_fetch(w_.op));
-      if (check_rx) err = res_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
-      if (w_.op == Op::kCmpSwap)
-        for (uint64_t v : res_->rx_words())
-          if (v != kCasPattern)
-            err = "compare-and-swap returned " + std::to_string(v) +
-                  ", expected the original value " + std::to_string(kCasPattern);
-      if (!err.empty()) err = "client: " + err;
-    }
-    if (!err.empty()) {
-      r.error = "verification failed: " + err;
-    } else {
-      r.verified = true;
-    }
+}
+
+// Verification: the server checked what it received; we check what came back to us.
+void ClientSession::verify_size(uint64_t size, const SizeReplyMsg& res, SizeResult& r) const {
+  std::string err = res.verify_error.value_or("");
+  if (!err.empty()) err = "server: " + err;
+  if (err.empty()) {
+    bool check_rx = w_.op == Op::kRead || (w_.mode == Mode::kLat && !is_fetch(w_.op)) ||
+                    (w_.bidir && !is_fetch(w_.op));
+    if (check_rx) err = res_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
+    if (w_.op == Op::kCmpSwap)
+      for (uint64_t v : res_->rx_words())
+        if (v != kCasPattern)
+          err = "compare-and-swap returned " + std::to_string(v) +
+                ", expected the original value " + std::to_string(kCasPattern);
+    if (!err.empty()) err = "client: " + err;
   }
-  return r;
+  if (!err.empty()) {
+    r.error = "verification failed: " + err;
+  } else {
+    r.verified = true;
+  }
 }
 
 }  // namespace

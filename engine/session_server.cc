@@ -30,6 +30,13 @@ class ServerSession {
 
  private:
   void run_size(const nlohmann::json& start);
+  // The steps of run_size, in order.
+  std::vector<uint64_t> measure(const SizePlan& plan, WorkerControl& control,
+                                std::vector<WorkerOutcome>& out);
+  void finish_own_senders(WorkerControl& control, const std::vector<WorkerOutcome>& out);
+  SizeReplyMsg size_reply(uint64_t size, const std::vector<uint64_t>& posted,
+                          const std::vector<WorkerOutcome>& out);
+  std::string verify_received(uint64_t size, const std::vector<uint64_t>& posted) const;
   // Waits for the next message from the client while workers run; heartbeats keep it alive.
   nlohmann::json wait_client(WorkerControl* control, const std::vector<WorkerOutcome>* out);
 
@@ -135,6 +142,8 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
   }
 }
 
+// One size the client started: this side's workers (if it has any) run it, then the figures
+// of this side go back to the client.
 void ServerSession::run_size(const nlohmann::json& start) {
   const auto [index, size] = parse_start(start);
   if (index >= w_.sizes.size() || w_.sizes[index] != size)
@@ -150,6 +159,17 @@ void ServerSession::run_size(const nlohmann::json& start) {
     for (auto& e : control.expected_recv)
       e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<WorkerOutcome> out(T);
+  const std::vector<uint64_t> posted = measure(plan, control, out);
+  chan_.send(to_message(size_reply(size, posted, out)));
+}
+
+// The measurement: starts the workers, tells the client to go and waits for its finish (what
+// its workers sent, which is what ours are to receive); bidirectional, our own senders finish
+// too. On a failure the workers are stopped before the error goes on. Returns what the
+// client's workers sent.
+std::vector<uint64_t> ServerSession::measure(const SizePlan& plan, WorkerControl& control,
+                                             std::vector<WorkerOutcome>& out) {
+  const uint32_t T = w_.threads;
   std::vector<std::thread> threads;
   auto& ctxs = res_->workers();
   if (server_has_workers(w_))
@@ -163,7 +183,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
   try {
     // A line a size: a long sweep's progress shows in the server's log (and a test can time a
     // fault to land in the measurement, whatever the setup cost).
-    log_.line("session with " + chan_.peer() + ": size " + std::to_string(size) + " started");
+    log_.line("session with " + chan_.peer() + ": size " + std::to_string(plan.size) + " started");
     chan_.send(to_message(StartedMsg{}));
     nlohmann::json fin = wait_client(&control, &out);
     if (fin[kMessageType] != PostedMsg::kFinish)
@@ -173,26 +193,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
     if (uses_recv(w_.op))
       for (uint32_t t = 0; t < T; ++t) control.expected_recv[t].store(posted[t]);
     control.peer_finished.store(true);
-    if (w_.bidir) {
-      auto deadline = std::chrono::steady_clock::now() + ms(w_.timeout_s + 5);
-      while (control.senders_done.load() < T) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now > deadline) throw TimeoutError("the server's own senders did not finish");
-        // Sleeps until a sender is done; a message from the client (an error) ends the wait too.
-        const OobChannel::Ready ready =
-            chan_.wait(std::chrono::ceil<milliseconds>(deadline - now), control.wake);
-        if (ready.woken) control.wake.drain();
-        if (ready.message) {
-          // Only an error (or a closed connection) can arrive now; recv() throws it.
-          nlohmann::json j = chan_.recv(milliseconds(1000), "the client's status");
-          throw PeerError("protocol error: unexpected '" + j[kMessageType].get<std::string>() +
-                          "' from the client while the server's senders finish");
-        }
-      }
-      PostedMsg sent{PostedMsg::kSent, {}};
-      for (auto& o : out) sent.posted.push_back(o.posted_total);
-      chan_.send(to_message(sent));
-    }
+    if (w_.bidir) finish_own_senders(control, out);
     join_all();
     for (auto& o : out)
       if (!o.error.empty()) throw CompletionError(o.error);
@@ -201,33 +202,47 @@ void ServerSession::run_size(const nlohmann::json& start) {
     join_all();
     throw;
   }
+  return posted;
+}
+
+// Bidirectional: waits for this side's senders to be done, then tells the client what they
+// sent (what its workers are to receive).
+void ServerSession::finish_own_senders(WorkerControl& control,
+                                       const std::vector<WorkerOutcome>& out) {
+  auto deadline = std::chrono::steady_clock::now() + ms(w_.timeout_s + 5);
+  while (control.senders_done.load() < w_.threads) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now > deadline) throw TimeoutError("the server's own senders did not finish");
+    // Sleeps until a sender is done; a message from the client (an error) ends the wait too.
+    const OobChannel::Ready ready =
+        chan_.wait(std::chrono::ceil<milliseconds>(deadline - now), control.wake);
+    if (ready.woken) control.wake.drain();
+    if (ready.message) {
+      // Only an error (or a closed connection) can arrive now; recv() throws it.
+      nlohmann::json j = chan_.recv(milliseconds(1000), "the client's status");
+      throw PeerError("protocol error: unexpected '" + j[kMessageType].get<std::string>() +
+                      "' from the client while the server's senders finish");
+    }
+  }
+  PostedMsg sent{PostedMsg::kSent, {}};
+  for (auto& o : out) sent.posted.push_back(o.posted_total);
+  chan_.send(to_message(sent));
+}
+
+// This side's figures for the client: what it received, whether that was right and,
+// bidirectional, what its own workers measured.
+SizeReplyMsg ServerSession::size_reply(uint64_t size, const std::vector<uint64_t>& posted,
+                                       const std::vector<WorkerOutcome>& out) {
   uint64_t received = 0;
   uint64_t received_bytes = 0;
   uint64_t recv_post_calls = 0;
-  for (auto& c : ctxs) {
+  for (auto& c : res_->workers()) {
     received += c.received;
     received_bytes += c.received_bytes;
     recv_post_calls += c.recv_post_calls;
   }
   SizeReplyMsg res{received, received_bytes, recv_post_calls, std::nullopt, std::nullopt};
-  if (w_.verify) {
-    std::string err;
-    if (w_.op == Op::kFetchAdd) {
-      uint64_t sum = 0;
-      uint64_t sent = 0;
-      for (uint64_t v : res_->rx_words()) sum += v;
-      for (uint64_t p : posted) sent += p;
-      if (sum != sent)
-        err = "fetch-and-add counters sum to " + std::to_string(sum) + ", expected " +
-              std::to_string(sent) + " (one per operation)";
-    } else if (w_.op == Op::kCmpSwap) {
-      for (uint64_t v : res_->rx_words())
-        if (v != kCasPattern) err = "compare-and-swap target changed to " + std::to_string(v);
-    } else if (w_.op != Op::kRead) {
-      err = res_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
-    }
-    res.verify_error = err;
-  }
+  if (w_.verify) res.verify_error = verify_received(size, posted);
   if (w_.bidir) {
     uint64_t ops = 0;
     uint64_t t0 = UINT64_MAX;
@@ -239,7 +254,29 @@ void ServerSession::run_size(const nlohmann::json& start) {
     }
     res.reverse = SizeReplyMsg::Reverse{ops, t1 > t0 ? clock_.to_ns(t1 - t0) / 1e9 : 0.0};
   }
-  chan_.send(to_message(res));
+  return res;
+}
+
+// Verification of what the client's operations left here (empty: all is well): the atomics'
+// targets, or the received data (a read leaves nothing here to check).
+std::string ServerSession::verify_received(uint64_t size,
+                                           const std::vector<uint64_t>& posted) const {
+  std::string err;
+  if (w_.op == Op::kFetchAdd) {
+    uint64_t sum = 0;
+    uint64_t sent = 0;
+    for (uint64_t v : res_->rx_words()) sum += v;
+    for (uint64_t p : posted) sent += p;
+    if (sum != sent)
+      err = "fetch-and-add counters sum to " + std::to_string(sum) + ", expected " +
+            std::to_string(sent) + " (one per operation)";
+  } else if (w_.op == Op::kCmpSwap) {
+    for (uint64_t v : res_->rx_words())
+      if (v != kCasPattern) err = "compare-and-swap target changed to " + std::to_string(v);
+  } else if (w_.op != Op::kRead) {
+    err = res_->verify_rx(size, w_.mode == Mode::kLat && w_.op == Op::kWrite);
+  }
+  return err;
 }
 
 }  // namespace
