@@ -57,6 +57,83 @@ T at_path(const nlohmann::json& j, const std::string& ptr, const char* want) {
   }
 }
 
+// The "latency" object of a size result.
+LatencyResult latency_from(const nlohmann::json& l) {
+  LatencyResult lr;
+  lr.kind = l.at("kind").get<std::string>();
+  lr.unit = l.at("unit").get<std::string>();
+  lr.summary.count = json_uint(l.at("count"));
+  lr.summary.overflow = json_uint(l.at("overflow"));
+  lr.summary.min = num(l.at("min"));
+  lr.summary.max = num(l.at("max"));
+  lr.summary.mean = num(l.at("mean"));
+  lr.summary.stdev = num(l.at("stdev"));
+  lr.summary.p50 = num(l.at("p50"));
+  lr.summary.p90 = num(l.at("p90"));
+  lr.summary.p99 = num(l.at("p99"));
+  lr.summary.p999 = num(l.at("p99_9"));
+  lr.summary.p9999 = num(l.at("p99_99"));
+  lr.max_relative_error = num(l.at("max_relative_error"));
+  // Before it existed every percentile was the bucket's highest value.
+  lr.percentiles = l.value("percentiles", std::string("bucket_high"));
+  for (const auto& b : l.at("buckets"))
+    lr.buckets.push_back({num(b.at(0)), num(b.at(1)), num(b.at(2))});
+  return lr;
+}
+
+// One element of "threads".
+ThreadResult thread_from(const nlohmann::json& t) {
+  ThreadResult tr;
+  tr.thread = static_cast<uint32_t>(json_uint(t.at("thread"), UINT32_MAX));
+  tr.ops = json_uint(t.at("ops"));
+  tr.bytes = json_uint(t.at("bytes"));
+  tr.seconds = num(t.at("seconds"));
+  tr.gbps = num(t.at("gbps"));
+  tr.mmsg_per_s = num(t.at("mmsg_per_s"));
+  tr.cpu = cpu_from(t.at("cpu"));
+  return tr;
+}
+
+// One element of "intervals" (--interval).
+IntervalResult interval_from(const nlohmann::json& v) {
+  IntervalResult iv;
+  iv.start_unix_s = num(v.at("start_unix_s"));
+  iv.offset_s = num(v.at("offset_s"));
+  iv.seconds = num(v.at("seconds"));
+  iv.ops = json_uint(v.at("ops"));
+  iv.bytes = json_uint(v.at("bytes"));
+  iv.gbps = num(v.at("gbps"));
+  iv.mmsg_per_s = num(v.at("mmsg_per_s"));
+  if (v.contains("p50_ns")) iv.p50_ns = num(v.at("p50_ns"));
+  if (v.contains("p99_ns")) iv.p99_ns = num(v.at("p99_ns"));
+  return iv;
+}
+
+// The fields added after the first schema, each read only when present (older documents lack
+// them): the engine knobs, the open loop, the measurement window and the intervals.
+void read_later_fields(const nlohmann::json& j, SizeResult& r) {
+  if (j.contains("send_post_calls")) r.send_post_calls = json_uint(j.at("send_post_calls"));
+  if (j.contains("recv_post_calls")) r.recv_post_calls = json_uint(j.at("recv_post_calls"));
+  if (j.contains("signal_every"))
+    r.signal_every = static_cast<uint32_t>(json_uint(j.at("signal_every"), UINT32_MAX));
+  if (j.contains("open_loop") && !j.at("open_loop").is_null()) {
+    const auto& o = j.at("open_loop");
+    r.open_loop =
+        OpenLoopResult{num(o.at("rate")), num(o.at("achieved_rate")), json_uint(o.at("sends")),
+                       json_uint(o.at("late_sends")), num(o.at("max_send_lag_ns"))};
+  }
+  if (j.contains("window") && !j.at("window").is_null())
+    r.window = MeasurementWindow{num(j.at("window").at("start_unix_s")),
+                                 num(j.at("window").at("end_unix_s"))};
+  if (j.contains("interval_s")) {  // --interval
+    r.interval_s = num(j.at("interval_s"));
+    for (const auto& v : j.at("intervals")) r.intervals.push_back(interval_from(v));
+    r.intervals_total = json_uint(j.at("intervals_total"));
+    if (!j.at("bw_peak_gbps").is_null()) r.bw_peak_gbps = num(j.at("bw_peak_gbps"));
+    if (!j.at("bw_min_gbps").is_null()) r.bw_min_gbps = num(j.at("bw_min_gbps"));
+  }
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const SizeResult& r) {
@@ -154,6 +231,7 @@ void to_json(nlohmann::json& j, const IntervalResult& iv) {
 }
 
 SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path) {
+  // A missing key or a wrong type, here or in the readers above, names this size result.
   try {
     SizeResult r;
     r.size = json_uint(j.at("size"));
@@ -170,78 +248,14 @@ SizeResult size_result_from_json(const nlohmann::json& j, const std::string& pat
     r.lost_messages = json_uint(j.at("lost_messages"));
     r.verified = j.at("verified").get<bool>();
     if (!j.at("error").is_null()) r.error = j.at("error").get<std::string>();
-    if (!j.at("latency").is_null()) {
-      const auto& l = j.at("latency");
-      LatencyResult lr;
-      lr.kind = l.at("kind").get<std::string>();
-      lr.unit = l.at("unit").get<std::string>();
-      lr.summary.count = json_uint(l.at("count"));
-      lr.summary.overflow = json_uint(l.at("overflow"));
-      lr.summary.min = num(l.at("min"));
-      lr.summary.max = num(l.at("max"));
-      lr.summary.mean = num(l.at("mean"));
-      lr.summary.stdev = num(l.at("stdev"));
-      lr.summary.p50 = num(l.at("p50"));
-      lr.summary.p90 = num(l.at("p90"));
-      lr.summary.p99 = num(l.at("p99"));
-      lr.summary.p999 = num(l.at("p99_9"));
-      lr.summary.p9999 = num(l.at("p99_99"));
-      lr.max_relative_error = num(l.at("max_relative_error"));
-      // Before it existed every percentile was the bucket's highest value.
-      lr.percentiles = l.value("percentiles", std::string("bucket_high"));
-      for (const auto& b : l.at("buckets"))
-        lr.buckets.push_back({num(b.at(0)), num(b.at(1)), num(b.at(2))});
-      r.latency = lr;
-    }
-    for (const auto& t : j.at("threads")) {
-      ThreadResult tr;
-      tr.thread = static_cast<uint32_t>(json_uint(t.at("thread"), UINT32_MAX));
-      tr.ops = json_uint(t.at("ops"));
-      tr.bytes = json_uint(t.at("bytes"));
-      tr.seconds = num(t.at("seconds"));
-      tr.gbps = num(t.at("gbps"));
-      tr.mmsg_per_s = num(t.at("mmsg_per_s"));
-      tr.cpu = cpu_from(t.at("cpu"));
-      r.threads.push_back(tr);
-    }
+    if (!j.at("latency").is_null()) r.latency = latency_from(j.at("latency"));
+    for (const auto& t : j.at("threads")) r.threads.push_back(thread_from(t));
     if (!j.at("reverse").is_null()) {
       const auto& v = j.at("reverse");
       r.reverse = DirectionResult{json_uint(v.at("ops")), json_uint(v.at("bytes")),
                                   num(v.at("seconds")), num(v.at("gbps")), num(v.at("mmsg_per_s"))};
     }
-    // Engine-knob fields (absent in documents written before them).
-    if (j.contains("send_post_calls")) r.send_post_calls = json_uint(j.at("send_post_calls"));
-    if (j.contains("recv_post_calls")) r.recv_post_calls = json_uint(j.at("recv_post_calls"));
-    if (j.contains("signal_every"))
-      r.signal_every = static_cast<uint32_t>(json_uint(j.at("signal_every"), UINT32_MAX));
-    if (j.contains("open_loop") && !j.at("open_loop").is_null()) {
-      const auto& o = j.at("open_loop");
-      r.open_loop =
-          OpenLoopResult{num(o.at("rate")), num(o.at("achieved_rate")), json_uint(o.at("sends")),
-                         json_uint(o.at("late_sends")), num(o.at("max_send_lag_ns"))};
-    }
-    if (j.contains("window") && !j.at("window").is_null())
-      r.window = MeasurementWindow{num(j.at("window").at("start_unix_s")),
-                                   num(j.at("window").at("end_unix_s"))};
-    if (j.contains("interval_s")) {  // --interval
-      r.interval_s = num(j.at("interval_s"));
-      for (const auto& v : j.at("intervals")) {
-        IntervalResult iv;
-        iv.start_unix_s = num(v.at("start_unix_s"));
-        iv.offset_s = num(v.at("offset_s"));
-        iv.seconds = num(v.at("seconds"));
-        iv.ops = json_uint(v.at("ops"));
-        iv.bytes = json_uint(v.at("bytes"));
-        iv.gbps = num(v.at("gbps"));
-        iv.mmsg_per_s = num(v.at("mmsg_per_s"));
-        if (v.contains("p50_ns")) iv.p50_ns = num(v.at("p50_ns"));
-        if (v.contains("p99_ns")) iv.p99_ns = num(v.at("p99_ns"));
-        r.intervals.push_back(iv);
-      }
-      r.intervals_total = json_uint(j.at("intervals_total"));
-      if (!j.at("bw_peak_gbps").is_null()) r.bw_peak_gbps = num(j.at("bw_peak_gbps"));
-      if (!j.at("bw_min_gbps").is_null()) r.bw_min_gbps = num(j.at("bw_min_gbps"));
-    }
+    read_later_fields(j, r);
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(path, "(result)", std::string("a valid size result: ") + e.what());

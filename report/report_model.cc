@@ -188,82 +188,84 @@ std::optional<IntervalRow> interval_row(uint64_t size, const std::vector<const S
   return row;
 }
 
-}  // namespace
-
-ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
-  ReportModel m;
-  ReportSummary& sum = m.summary;
+// The summary's times and campaign names, noted as the inputs are read (the times for the
+// first and last of them).
+struct SummaryNotes {
+  ReportSummary& sum;
   std::vector<std::string> times;
-  auto note_time = [&](const std::string& t) {
+
+  void time(const std::string& t) {
     if (!t.empty()) times.push_back(t);
-  };
-  auto note_campaign = [&](const nlohmann::json& point) {
+  }
+  void campaign(const nlohmann::json& point) {
     std::string c = json_text(point, "campaign");
     if (!c.empty()) add_unique(sum.campaigns, c);
-  };
+  }
+};
 
-  std::vector<const ResultFile*> runs;
-  for (const auto& in : inputs) {
-    sum.inputs.push_back(in.path);
-    for (const auto& f : in.runs) runs.push_back(&f);
-    sum.documents += in.runs.size();
-    const bool indexed = in.campaign && in.campaign->has_index;
-    if (!indexed) {
-      for (const auto& f : in.runs) (f.run.error.empty() ? sum.points_ok : sum.points_failed)++;
-    }
-    if (!in.campaign) continue;
-    const CampaignFolder& c = *in.campaign;
-    for (const auto& env : c.host_envs) {
-      m.host_envs.push_back(host_env(env));
-      std::string v = strip_tool_name(m.host_envs.back().rdmabench_version);
-      if (!v.empty()) add_unique(sum.versions, v);
-    }
-    if (c.cliffs) {
-      m.searched_cliffs = true;
-      add_cliffs(*c.cliffs, m.cliffs);
-    }
-    for (RoundRow& r : round_rows(c.rounds)) m.rounds.push_back(std::move(r));
-    if (c.verdicts) {  // several fabric folders: their verdicts together
-      FabricVerdicts v = fabric_verdicts(*c.verdicts);
-      if (!m.verdicts) {
-        m.verdicts = std::move(v);
-      } else {
-        m.verdicts->judged += v.judged;
-        for (const auto& [k, n] : v.counts) m.verdicts->counts[k] += n;
-        for (VerdictRow& r : v.not_ok) m.verdicts->not_ok.push_back(std::move(r));
+// Several fabric folders: their verdicts together.
+void merge_verdicts(std::optional<FabricVerdicts>& into, FabricVerdicts v) {
+  if (!into) {
+    into = std::move(v);
+    return;
+  }
+  into->judged += v.judged;
+  for (const auto& [k, n] : v.counts) into->counts[k] += n;
+  for (VerdictRow& r : v.not_ok) into->not_ok.push_back(std::move(r));
+}
+
+// The points of a campaign's index: counted, the skipped and failed ones listed (a failed
+// point's document, when kept, gives its workload, time, campaign and version).
+void add_campaign_points(const CampaignFolder& c, ReportModel& m, SummaryNotes& notes) {
+  ReportSummary& sum = m.summary;
+  for (const auto& p : c.points) {
+    notes.time(p.time);
+    if (p.status == "ok") {
+      ++sum.points_ok;
+    } else if (p.status == "skipped") {
+      ++sum.points_skipped;
+      m.skipped.push_back({p.point_id, p.error});
+    } else {
+      ++sum.points_failed;
+      FailedPoint fp{p.point_id, p.host_pair, p.time, "",
+                     p.error.empty() ? "status " + p.status : p.error};
+      auto it = c.failed_docs.find(p.point_id);
+      if (it != c.failed_docs.end()) {
+        fp.workload = raw_workload_label(it->second);
+        notes.time(json_text(it->second, "start_time"));
+        if (it->second.contains("point")) notes.campaign(it->second["point"]);
+        if (it->second.contains("tool"))
+          if (std::string v = json_text(it->second["tool"], "version"); !v.empty())
+            add_unique(sum.versions, v);
       }
-    }
-    for (const auto& p : c.points) {
-      note_time(p.time);
-      if (p.status == "ok") {
-        ++sum.points_ok;
-      } else if (p.status == "skipped") {
-        ++sum.points_skipped;
-        m.skipped.push_back({p.point_id, p.error});
-      } else {
-        ++sum.points_failed;
-        FailedPoint fp{p.point_id, p.host_pair, p.time, "",
-                       p.error.empty() ? "status " + p.status : p.error};
-        auto it = c.failed_docs.find(p.point_id);
-        if (it != c.failed_docs.end()) {
-          fp.workload = raw_workload_label(it->second);
-          note_time(json_text(it->second, "start_time"));
-          if (it->second.contains("point")) note_campaign(it->second["point"]);
-          if (it->second.contains("tool"))
-            if (std::string v = json_text(it->second["tool"], "version"); !v.empty())
-              add_unique(sum.versions, v);
-        }
-        m.failed.push_back(std::move(fp));
-      }
+      m.failed.push_back(std::move(fp));
     }
   }
+}
 
-  // Hosts as the runs saw them, and the summary's times and versions.
+// What a campaign folder adds: host environments, cliffs, fabric rounds and verdicts, points.
+void add_campaign(const CampaignFolder& c, ReportModel& m, SummaryNotes& notes) {
+  for (const auto& env : c.host_envs) {
+    m.host_envs.push_back(host_env(env));
+    std::string v = strip_tool_name(m.host_envs.back().rdmabench_version);
+    if (!v.empty()) add_unique(m.summary.versions, v);
+  }
+  if (c.cliffs) {
+    m.searched_cliffs = true;
+    add_cliffs(*c.cliffs, m.cliffs);
+  }
+  for (RoundRow& r : round_rows(c.rounds)) m.rounds.push_back(std::move(r));
+  if (c.verdicts) merge_verdicts(m.verdicts, fabric_verdicts(*c.verdicts));
+  add_campaign_points(c, m, notes);
+}
+
+// Hosts as the runs saw them, the failed runs, and the summary's times and versions.
+void add_runs(const std::vector<const ResultFile*>& runs, ReportModel& m, SummaryNotes& notes) {
   std::set<HostRow> seen_hosts;
   for (const auto* f : runs) {
-    note_time(f->run.start_time);
-    note_campaign(f->point);
-    if (!f->run.tool_version.empty()) add_unique(sum.versions, f->run.tool_version);
+    notes.time(f->run.start_time);
+    notes.campaign(f->point);
+    if (!f->run.tool_version.empty()) add_unique(m.summary.versions, f->run.tool_version);
     for (const HostRow& r : {host_row("client", f->run.client_host, f->run.client_device),
                              host_row("server", f->run.server_host, f->run.server_device)})
       if (seen_hosts.insert(r).second) m.hosts.push_back(r);
@@ -271,12 +273,76 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
       m.failed.push_back({point_name(*f), host_pair_of(*f), f->run.start_time,
                           workload_label(workload_id(*f), {}), f->run.error});
   }
-  if (!times.empty()) {
-    sum.first_time = *std::min_element(times.begin(), times.end());
-    sum.last_time = *std::max_element(times.begin(), times.end());
-  }
+}
 
-  // One table per workload identity, repetitions pooled.
+// A size's results in the runs of one workload, with the run each came from.
+using SizeRuns = std::vector<std::pair<const ResultFile*, const SizeResult*>>;
+
+// The row of a size (and its interval row) in table `t`: the spreads over the runs in which it
+// succeeded; those in which it failed are listed in the row and in `failed`.
+void add_size_row(uint64_t size, const SizeRuns& list, WorkloadTable& t,
+                  std::vector<FailedPoint>& failed) {
+  SizeRow row;
+  row.size = size;
+  std::vector<double> gbps, mmsg, p50, p99, p999, cpu, link;
+  std::vector<const SizeResult*> intervals;
+  for (const auto& [f, s] : list) {
+    if (!s->error.empty()) {
+      row.errors.push_back(point_name(*f) + ": " + s->error);
+      failed.push_back({point_name(*f) + " (size " + format_size(size) + ")", host_pair_of(*f),
+                        f->run.start_time, t.label, s->error});
+      continue;
+    }
+    ++row.runs;
+    if (s->interval_s > 0) intervals.push_back(s);
+    gbps.push_back(s->gbps + (s->reverse ? s->reverse->gbps : 0));
+    if (const double cap = link_capacity_gbps(f->run, s->reverse.has_value()); cap > 0)
+      link.push_back(100 * gbps.back() / cap);
+    mmsg.push_back(s->mmsg_per_s + (s->reverse ? s->reverse->mmsg_per_s : 0));
+    cpu.push_back(s->cpu.utilization * 100);
+    if (s->latency) {
+      if (t.latency_kind.empty()) t.latency_kind = s->latency->kind;
+      p50.push_back(s->latency->summary.p50 / 1000);
+      p99.push_back(s->latency->summary.p99 / 1000);
+      p999.push_back(s->latency->summary.p999 / 1000);
+      const uint64_t n = s->latency->summary.count;
+      row.fewest_samples = row.fewest_samples == 0 ? n : std::min(row.fewest_samples, n);
+    }
+  }
+  if (!link.empty()) row.link_pct = spread_of(link);
+  if (!gbps.empty()) {
+    row.gbps = spread_of(gbps);
+    row.mmsg = spread_of(mmsg);
+    row.cpu_pct = spread_of(cpu);
+  }
+  if (!p50.empty()) {
+    row.p50_us = spread_of(p50);
+    row.p99_us = spread_of(p99);
+    row.p999_us = spread_of(p999);
+  }
+  if (auto iv = interval_row(size, intervals)) t.intervals.push_back(std::move(*iv));
+  t.rows.push_back(std::move(row));
+}
+
+// The table of one workload identity over its runs (`extra`: the fields its label shows).
+WorkloadTable workload_table(const WorkloadId& id, const std::vector<std::string>& extra,
+                             const std::vector<const ResultFile*>& runs,
+                             std::vector<FailedPoint>& failed) {
+  WorkloadTable t;
+  t.label = workload_label(id, extra);
+  t.settings = workload_settings(id);
+  std::map<uint64_t, SizeRuns> sizes;
+  for (const auto* f : runs) {
+    t.points.push_back(point_name(*f));
+    for (const auto& s : f->run.results) sizes[s.size].push_back({f, &s});
+  }
+  t.counters = counter_rows(runs);
+  for (const auto& [size, list] : sizes) add_size_row(size, list, t, failed);
+  return t;
+}
+
+// One table per workload identity, repetitions pooled, in the order of first appearance.
+void add_workload_tables(const std::vector<const ResultFile*>& runs, ReportModel& m) {
   std::vector<std::string> order;
   std::map<std::string, WorkloadId> ids;
   std::map<std::string, std::vector<const ResultFile*>> by_key;
@@ -291,60 +357,35 @@ ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
   std::vector<const WorkloadId*> all_ids;
   for (const auto& [k, id] : ids) all_ids.push_back(&id);
   const std::vector<std::string> extra = differing_fields(all_ids);
-  for (const auto& key : order) {
-    WorkloadTable t;
-    t.label = workload_label(ids.at(key), extra);
-    t.settings = workload_settings(ids.at(key));
-    std::map<uint64_t, std::vector<std::pair<const ResultFile*, const SizeResult*>>> sizes;
-    for (const auto* f : by_key.at(key)) {
-      t.points.push_back(point_name(*f));
-      for (const auto& s : f->run.results) sizes[s.size].push_back({f, &s});
+  for (const auto& key : order)
+    m.workloads.push_back(workload_table(ids.at(key), extra, by_key.at(key), m.failed));
+}
+
+}  // namespace
+
+ReportModel build_report_model(const std::vector<ReportInput>& inputs) {
+  ReportModel m;
+  ReportSummary& sum = m.summary;
+  SummaryNotes notes{sum, {}};
+
+  std::vector<const ResultFile*> runs;
+  for (const auto& in : inputs) {
+    sum.inputs.push_back(in.path);
+    for (const auto& f : in.runs) runs.push_back(&f);
+    sum.documents += in.runs.size();
+    const bool indexed = in.campaign && in.campaign->has_index;
+    if (!indexed) {
+      for (const auto& f : in.runs) (f.run.error.empty() ? sum.points_ok : sum.points_failed)++;
     }
-    t.counters = counter_rows(by_key.at(key));
-    for (const auto& [size, list] : sizes) {
-      SizeRow row;
-      row.size = size;
-      std::vector<double> gbps, mmsg, p50, p99, p999, cpu, link;
-      std::vector<const SizeResult*> intervals;
-      for (const auto& [f, s] : list) {
-        if (!s->error.empty()) {
-          row.errors.push_back(point_name(*f) + ": " + s->error);
-          m.failed.push_back({point_name(*f) + " (size " + format_size(size) + ")",
-                              host_pair_of(*f), f->run.start_time, t.label, s->error});
-          continue;
-        }
-        ++row.runs;
-        if (s->interval_s > 0) intervals.push_back(s);
-        gbps.push_back(s->gbps + (s->reverse ? s->reverse->gbps : 0));
-        if (const double cap = link_capacity_gbps(f->run, s->reverse.has_value()); cap > 0)
-          link.push_back(100 * gbps.back() / cap);
-        mmsg.push_back(s->mmsg_per_s + (s->reverse ? s->reverse->mmsg_per_s : 0));
-        cpu.push_back(s->cpu.utilization * 100);
-        if (s->latency) {
-          if (t.latency_kind.empty()) t.latency_kind = s->latency->kind;
-          p50.push_back(s->latency->summary.p50 / 1000);
-          p99.push_back(s->latency->summary.p99 / 1000);
-          p999.push_back(s->latency->summary.p999 / 1000);
-          const uint64_t n = s->latency->summary.count;
-          row.fewest_samples = row.fewest_samples == 0 ? n : std::min(row.fewest_samples, n);
-        }
-      }
-      if (!link.empty()) row.link_pct = spread_of(link);
-      if (!gbps.empty()) {
-        row.gbps = spread_of(gbps);
-        row.mmsg = spread_of(mmsg);
-        row.cpu_pct = spread_of(cpu);
-      }
-      if (!p50.empty()) {
-        row.p50_us = spread_of(p50);
-        row.p99_us = spread_of(p99);
-        row.p999_us = spread_of(p999);
-      }
-      if (auto iv = interval_row(size, intervals)) t.intervals.push_back(std::move(*iv));
-      t.rows.push_back(std::move(row));
-    }
-    m.workloads.push_back(std::move(t));
+    if (in.campaign) add_campaign(*in.campaign, m, notes);
   }
+
+  add_runs(runs, m, notes);
+  if (!notes.times.empty()) {
+    sum.first_time = *std::min_element(notes.times.begin(), notes.times.end());
+    sum.last_time = *std::max_element(notes.times.begin(), notes.times.end());
+  }
+  add_workload_tables(runs, m);
   return m;
 }
 

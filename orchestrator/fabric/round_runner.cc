@@ -43,14 +43,8 @@ std::string start_at_text(double start_at, const RoundFlow& f, const RoundContex
   return buf;
 }
 
-}  // namespace
-
-std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const RoundContext& ctx) {
-  const auto t0 = Clock::now();
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(ctx.timeout_s));
-  std::vector<PointOutcome> out(flows.size());
-  std::vector<std::string> failed(flows.size());  // "" = still going
+// One slot per server host of the round, counting the flows (sessions) it serves.
+std::map<std::string, ServerSlot> server_slots(const std::vector<RoundFlow>& flows) {
   std::map<std::string, ServerSlot> servers;
   for (const RoundFlow& f : flows) {
     ServerSlot& s = servers[f.server_name];
@@ -58,8 +52,11 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
     s.connect_address = f.link.connect_address;
     ++s.sessions;
   }
+  return servers;
+}
 
-  // Every server of the round, then every ready line.
+// Every server of the round at once; one that cannot start gets its reason.
+void start_servers(std::map<std::string, ServerSlot>& servers, const RoundContext& ctx) {
   for (auto& [name, s] : servers) {
     try {
       s.job = ctx.launchers.at(s.spec->host)->start(server_argv(*s.spec, s.sessions), ctx.token);
@@ -67,6 +64,12 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
       s.error = "cannot start the server on " + name + ": " + e.what();
     }
   }
+}
+
+// Every started server's ready line (its endpoint), or why it has none: it exited, the deadline
+// passed or the round was stopped.
+void await_ready_lines(std::map<std::string, ServerSlot>& servers, const RoundContext& ctx,
+                       Clock::time_point deadline) {
   for (;;) {
     bool waiting = false;
     for (auto& [name, s] : servers) {
@@ -99,8 +102,14 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
     std::vector<std::unique_ptr<Job>> none;
     pump(processes(servers, none), 100);
   }
+}
 
-  // Every client at once, each told when to start measuring (on its host's clock).
+// Every client at once, each told when to start measuring (on its host's clock). A flow whose
+// server is not ready, or whose client cannot start, gets its reason in `failed` and no client.
+std::vector<std::unique_ptr<Job>> start_clients(const std::vector<RoundFlow>& flows,
+                                                std::map<std::string, ServerSlot>& servers,
+                                                const RoundContext& ctx,
+                                                std::vector<std::string>& failed) {
   std::optional<double> start_at;
   if (ctx.start_delay_s > 0 && flows.size() > 1)
     start_at =
@@ -123,6 +132,14 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
       failed[i] = "cannot start the client on " + f.link.client.host + ": " + e.what();
     }
   }
+  return clients;
+}
+
+// Until every client has exited, the deadline or the stop flag (a client still running then
+// fails its flow).
+void await_clients(std::map<std::string, ServerSlot>& servers,
+                   std::vector<std::unique_ptr<Job>>& clients, const RoundContext& ctx,
+                   Clock::time_point deadline, std::vector<std::string>& failed) {
   for (;;) {
     bool running = false;
     for (auto& c : clients) running = running || (c && c->running());
@@ -131,14 +148,19 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
       const std::string why = ctx.stop.load() ? "interrupted"
                                               : "timed out after " + seconds_text(ctx.timeout_s) +
                                                     " s (the client was still running)";
-      for (size_t i = 0; i < flows.size(); ++i)
+      for (size_t i = 0; i < clients.size(); ++i)
         if (clients[i] && clients[i]->running() && failed[i].empty()) failed[i] = why;
       break;
     }
     pump(processes(servers, clients), 100);
   }
-  // The rest of the clients' output (bounded), then the servers end on their own (--sessions).
-  // Interrupted: neither; every process of the round is stopped at once.
+}
+
+// The rest of the clients' output (bounded), then the servers end on their own (--sessions).
+// Interrupted: neither; every process of the round is stopped at once.
+void finish_round(std::map<std::string, ServerSlot>& servers,
+                  std::vector<std::unique_ptr<Job>>& clients, const RoundContext& ctx,
+                  Clock::time_point deadline) {
   for (int i = 0; i < 50 && !ctx.stop.load(); ++i) {
     bool open = false;
     for (auto& c : clients) open = open || (c && !c->process().output_closed());
@@ -157,8 +179,15 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
   for (auto& c : clients) jobs.push_back(c.get());
   for (auto& [name, s] : servers) jobs.push_back(s.job.get());
   stop_all(jobs);
+}
 
-  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+// Each flow's outcome: both logs and steps, and its failure (from the round or the client's
+// document).
+std::vector<PointOutcome> outcomes(const std::vector<RoundFlow>& flows,
+                                   const std::map<std::string, ServerSlot>& servers,
+                                   std::vector<std::unique_ptr<Job>>& clients,
+                                   const std::vector<std::string>& failed, double took) {
+  std::vector<PointOutcome> out(flows.size());
   for (size_t i = 0; i < flows.size(); ++i) {
     PointOutcome& o = out[i];
     const ServerSlot& s = servers.at(flows[i].server_name);
@@ -175,6 +204,23 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
                              o.client_log);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const RoundContext& ctx) {
+  const auto t0 = Clock::now();
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(ctx.timeout_s));
+  std::vector<std::string> failed(flows.size());  // "" = still going
+  std::map<std::string, ServerSlot> servers = server_slots(flows);
+  start_servers(servers, ctx);
+  await_ready_lines(servers, ctx, deadline);
+  std::vector<std::unique_ptr<Job>> clients = start_clients(flows, servers, ctx, failed);
+  await_clients(servers, clients, ctx, deadline, failed);
+  finish_round(servers, clients, ctx, deadline);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  return outcomes(flows, servers, clients, failed, took);
 }
 
 }  // namespace rdmabench
