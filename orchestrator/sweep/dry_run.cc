@@ -63,6 +63,28 @@ void print_fabric(std::ostream& out, const FabricSpec& f) {
   }
 }
 
+// The wrapper scripts the launchers run the commands in (ssh's, slurm's), line by line.
+void print_wrappers(std::ostream& out,
+                    const std::map<std::string, std::unique_ptr<Launcher>>& launchers) {
+  auto print_wrapper = [&out](const char* title, const std::string& w) {
+    out << "  " << title << ":\n";
+    size_t start = 0;
+    while (start < w.size()) {
+      size_t nl = w.find('\n', start);
+      out << "    | " << w.substr(start, nl - start) << "\n";
+      if (nl == std::string::npos || nl + 1 == w.size()) break;
+      start = nl + 1;
+    }
+  };
+  bool any_ssh = false, any_slurm = false;
+  for (const auto& [host, l] : launchers) {
+    any_ssh = any_ssh || std::string(l->kind()) == "ssh";
+    any_slurm = any_slurm || std::string(l->kind()) == "slurm";
+  }
+  if (any_ssh) print_wrapper("WRAPPER (run by sh on the remote side)", remote_job_script());
+  if (any_slurm) print_wrapper("WRAPPER (run by sh in the step)", slurm_step_script());
+}
+
 }  // namespace
 
 void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
@@ -89,23 +111,7 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
         << ", " << c.allocation->nodes.size() << " node(s))\n";
   out << "hosts:\n";
   for (const auto& [host, l] : launchers) out << "  " << host << ": " << l->describe() << "\n";
-  auto print_wrapper = [&](const char* title, const std::string& w) {
-    out << "  " << title << ":\n";
-    size_t start = 0;
-    while (start < w.size()) {
-      size_t nl = w.find('\n', start);
-      out << "    | " << w.substr(start, nl - start) << "\n";
-      if (nl == std::string::npos || nl + 1 == w.size()) break;
-      start = nl + 1;
-    }
-  };
-  bool any_ssh = false, any_slurm = false;
-  for (const auto& [host, l] : launchers) {
-    any_ssh = any_ssh || std::string(l->kind()) == "ssh";
-    any_slurm = any_slurm || std::string(l->kind()) == "slurm";
-  }
-  if (any_ssh) print_wrapper("WRAPPER (run by sh on the remote side)", remote_job_script());
-  if (any_slurm) print_wrapper("WRAPPER (run by sh in the step)", slurm_step_script());
+  print_wrappers(out, launchers);
   out << "points:\n";
   // A point's commands; a fabric's flows of one combination differ only in their hosts, so a
   // fabric shows them for the first flow of each combination and every point on one line.

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -32,8 +31,8 @@
 #include "orchestrator/launch/slurm_launcher.h"
 #include "orchestrator/search/cliff.h"
 #include "orchestrator/sweep/dry_run.h"
+#include "orchestrator/sweep/matrix_sweep.h"
 #include "orchestrator/sweep/point_recorder.h"
-#include "orchestrator/sweep/point_runner.h"
 #include "orchestrator/sweep/progress.h"
 #include "orchestrator/sweep/resume.h"
 #include "orchestrator/sweep/sweep_halt.h"
@@ -114,6 +113,334 @@ void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir
   out.flush();
 }
 
+// What the sweep's steps share: the campaign and its points, the hosts and their launchers, the
+// points to run now, the host checks' findings and the counts of what ran.
+struct Sweep {
+  Sweep(const SweepOptions& o, const Campaign& campaign, const Expansion& expansion)
+      : opt(o),
+        c(campaign),
+        x(expansion),
+        dir(o.out_dir.empty() ? "out/" + slug(campaign.name, 60) : o.out_dir),
+        index_path(dir + "/index.jsonl") {}
+
+  const SweepOptions& opt;
+  const Campaign& c;
+  const Expansion& x;
+  const std::string dir;
+  const std::string index_path;
+  std::map<std::string, HostUse> hosts;
+  std::set<std::string> done;               // finished earlier (--resume)
+  std::map<std::string, IndexEntry> index;  // the earlier index (--resume)
+  // ssh's control sockets; removed at the end, after the launchers (declared after it) are gone.
+  std::unique_ptr<TempDir> control;
+  std::map<std::string, std::unique_ptr<Launcher>> launchers;
+  std::vector<const Point*> todo;                  // the points to run now
+  size_t skipped = 0;                              // points skipped as invalid
+  std::map<std::string, unsigned> host_cpus;       // online CPUs, where `nproc` told
+  std::map<std::string, ClockOffset> host_clocks;  // each host's clock against this one's
+  // (host, rdmabench path) -> why its check failed.
+  std::map<std::pair<std::string, std::string>, std::string> bad_paths;
+  size_t finished = 0, failed = 0;  // points run now, and those of them that failed
+  size_t left_out = 0;              // a fabric's points left out with their hosts (failed)
+  size_t bad_links = 0;             // a fabric's link measurements judged bad
+};
+
+// Hosts and how they are used.
+void collect_hosts(Sweep& s) {
+  auto use = [&](const HostSpec& spec, const std::string& role) {
+    HostUse& u = s.hosts[spec.host];
+    if (u.rdmabench.empty()) u.rdmabench = spec.rdmabench;
+    u.paths.insert(spec.rdmabench);
+    u.roles.insert(role);
+  };
+  if (s.c.fabric) {  // by host, not by link: a fabric has up to a million links
+    for (const FabricHost& h : s.c.fabric->hosts) use(h.spec, "fabric host '" + h.name + "'");
+  } else {
+    for (const auto& pair : s.c.pairs) {
+      use(pair.server, "host pair '" + pair.name + "' server");
+      use(pair.client, "host pair '" + pair.name + "' client");
+    }
+  }
+}
+
+// Resume state: the earlier index and the points it says are done. Without --resume, a folder
+// of an earlier sweep is refused.
+void read_resume_state(Sweep& s, std::ostream& err) {
+  std::error_code ec;
+  if (s.opt.resume) {
+    size_t bad = 0;
+    s.index = read_index(s.index_path, &bad);
+    if (bad != 0)
+      err << "rdmabench: note: " << bad << " unreadable line(s) in " << s.index_path
+          << " ignored\n";
+    std::vector<std::string> ids;
+    std::set<std::string> existing;
+    for (const auto& p : s.x.points) {
+      ids.push_back(p.id);
+      if (fs::exists(s.dir + "/" + p.id + ".json", ec)) existing.insert(p.id);
+    }
+    s.done = done_points(ids, s.index, existing);
+  } else if (!s.opt.dry_run && fs::exists(s.index_path, ec)) {
+    throw ConfigError("--out", s.dir,
+                      "a folder without an earlier sweep (it has index.jsonl): add --resume to "
+                      "continue that sweep, or choose another --out");
+  }
+}
+
+// One launcher per host: local, slurm (inside an allocation) or ssh (sharing a folder of control
+// sockets, made only when the sweep really runs).
+void make_launchers(Sweep& s) {
+  const Campaign& c = s.c;
+  bool any_ssh = false;
+  for (const auto& [h, u] : s.hosts) any_ssh = any_ssh || (h != "local" && !c.allocation);
+  if (any_ssh && !s.opt.dry_run)
+    s.control = std::make_unique<TempDir>("rdmabench-ssh", control_dir_parent());
+  for (const auto& [h, u] : s.hosts) {
+    if (h == "local") {
+      s.launchers[h] = make_local_launcher();
+    } else if (c.allocation) {
+      s.launchers[h] =
+          make_slurm_launcher(h, SlurmSettings{c.allocation->job_id, c.connect_timeout_s});
+    } else {
+      SshSettings settings{c.ssh_config, c.connect_timeout_s,
+                           s.control ? s.control->str() : std::string("/tmp/rdmabench-ssh.XXXXXX")};
+      s.launchers[h] = make_ssh_launcher(h, settings);
+    }
+  }
+}
+
+// Plan: the hosts, what is done already, the launchers; what the dry run prints.
+void plan_sweep(Sweep& s, std::ostream& err) {
+  collect_hosts(s);
+  read_resume_state(s, err);
+  make_launchers(s);
+  if (s.c.fabric && !s.done.empty()) {
+    // A fabric's round runs whole: the finished partners of a flow still to run run again.
+    std::vector<const Point*> left;
+    for (const auto& p : s.x.points)
+      if (!p.skipped() && s.done.count(p.id) == 0) left.push_back(&p);
+    for (const Point* p : with_round_partners(s.x, left)) s.done.erase(p->id);
+  }
+}
+
+// The points to run now, the output folders, and the sweep's first line.
+void start_sweep(Sweep& s, std::ostream& out) {
+  for (const auto& p : s.x.points) {
+    if (p.skipped()) {
+      ++s.skipped;
+    } else if (s.done.count(p.id) == 0) {
+      s.todo.push_back(&p);
+    }
+  }
+  make_dir(s.dir);
+  make_dir(s.dir + "/env");
+  make_dir(s.dir + "/logs");
+  out << "campaign '" << s.c.name << "': " << s.x.points.size() << " points, " << s.todo.size()
+      << " to run";
+  if (s.skipped != 0) out << ", " << s.skipped << " skipped as invalid";
+  if (!s.done.empty()) out << ", " << s.done.size() << " already done";
+  out << "; results in " << s.dir << std::endl;
+}
+
+// One host, on a thread of its own: every rdmabench path it uses runs; then its environment
+// once (DIR/env/<host>.json) and, for a fabric, its clock offset. What the sweep keeps of it
+// (failures, bad paths, CPUs, clock) is written under `mu`.
+void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::mutex& mu,
+                    std::vector<std::string>& failures, std::ostream& err) {
+  const Campaign& c = s.c;
+  Launcher& l = *s.launchers.at(host);
+  try {
+    std::string good;  // a path that passed, for the environment
+    std::string first_error;
+    for (const auto& path : use.paths) {
+      try {
+        check_host(l, path, c.connect_timeout_s + 5);
+        if (good.empty() || path == use.rdmabench) good = path;
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        s.bad_paths[{host, path}] = e.what();
+        if (first_error.empty()) first_error = e.what();
+      }
+    }
+    if (good.empty()) throw Error(first_error);
+    if (!first_error.empty()) {
+      std::lock_guard<std::mutex> lock(mu);
+      failures.push_back("host check failed for " + join(use.roles) + ": " + first_error);
+    }
+    nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
+    // The clock offsets serve a fabric's synchronised start and windows only.
+    ClockOffset clock;
+    if (c.fabric) {
+      clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
+      env["clock_offset"] = {{"offset_s", clock.offset_s},
+                             {"uncertainty_s", clock.uncertainty_s},
+                             {"samples", clock.samples}};
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (c.fabric) s.host_clocks[host] = clock;
+      if (env["cpus"].is_number_unsigned()) s.host_cpus[host] = env["cpus"].get<unsigned>();
+    }
+    write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
+    if (env.contains("devices_error"))
+      err << "rdmabench: warning: " + host +
+                 ": 'rdmabench devices --json' failed: " + env["devices_error"].get<std::string>() +
+                 "\n";
+  } catch (const std::exception& e) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& path : use.paths) s.bad_paths.try_emplace({host, path}, e.what());
+    failures.push_back("host check failed for " + join(use.roles) + ": " + e.what());
+  }
+}
+
+// Hosts: reachable, rdmabench runs; environment once. In parallel, one thread per host. False
+// when a host failed and the sweep must stop having run nothing (a fabric goes on without it).
+bool check_hosts(Sweep& s, std::ostream& err) {
+  std::mutex mu;
+  std::vector<std::string> failures;
+  std::vector<std::thread> threads;
+  for (auto& [h, u] : s.hosts) {
+    threads.emplace_back(
+        [&, host = h, use = u] { check_one_host(s, host, use, mu, failures, err); });
+  }
+  for (auto& t : threads) t.join();
+  if (!failures.empty() && s.c.fabric) {
+    // A fabric goes on without them: their links are left out (recorded failed below).
+    for (const auto& f : failures) err << "rdmabench: " << f << "\n";
+    for (const FabricHost& fh : s.c.fabric->hosts)
+      if (s.bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0)
+        err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
+  } else if (!failures.empty()) {
+    for (const auto& f : failures) err << "rdmabench: " << f << "\n";
+    err << "rdmabench: no point was run" << std::endl;
+    return false;
+  }
+  return true;
+}
+
+void disconnect_all(Sweep& s) {
+  for (auto& [h, l] : s.launchers) l->disconnect();
+}
+
+// Skipped points: recorded once (a resumed sweep does not repeat them).
+void record_skipped(const Sweep& s, IndexWriter& writer) {
+  for (const auto& p : s.x.points) {
+    if (!p.skipped()) continue;
+    auto it = s.index.find(p.id);
+    if (it != s.index.end() && it->second.status == "skipped") continue;
+    writer.append(index_line({.point_id = p.id,
+                              .status = "skipped",
+                              .error = p.skip_reason(),
+                              .host_pair = s.c.pair_name(p.pair),
+                              .repetition = p.repetition,
+                              .time = utc_now()}));
+  }
+}
+
+// A fabric's links to hosts that failed their check: recorded failed, not run.
+void leave_out_failed_hosts(Sweep& s, IndexWriter& writer) {
+  if (s.bad_paths.empty()) return;
+  std::vector<const Point*> runnable;
+  for (const Point* p : s.todo) {
+    const HostPair pair = s.c.pair(p->pair);
+    std::string why;
+    for (const HostSpec* h : {&pair.server, &pair.client})
+      if (auto it = s.bad_paths.find({h->host, h->rdmabench}); it != s.bad_paths.end())
+        why = "left out: its host failed the check: " + it->second;
+    if (why.empty()) {
+      runnable.push_back(p);
+      continue;
+    }
+    writer.append(index_line({.point_id = p->id,
+                              .status = "failed",
+                              .error = why,
+                              .host_pair = pair.name,
+                              .repetition = p->repetition,
+                              .time = utc_now()}));
+    ++s.left_out;
+  }
+  s.todo = std::move(runnable);
+}
+
+// What the run step uses beyond the sweep's state; run_sweep keeps them alive to the summary.
+struct RunTools {
+  const std::string& token;
+  Progress& progress;
+  const std::atomic<bool>& halted;
+  PointRecorder& recorder;
+  IndexWriter& writer;
+};
+
+// Run: a fabric's rounds (fabric_sweep.h), or the matrix's points (matrix_sweep.h).
+void run_points(Sweep& s, const RunTools& t, std::ostream& out) {
+  if (!s.c.fabric) {
+    const MatrixSweepOutcome m =
+        run_matrix_sweep(s.todo, MatrixSweepContext{s.c, s.launchers, t.token, t.halted, t.recorder,
+                                                    t.progress, s.opt.jobs});
+    s.finished += m.finished;
+    s.failed += m.failed;
+    return;
+  }
+  std::map<std::string, Launcher*> by_host;
+  for (auto& [h, l] : s.launchers) by_host[h] = l.get();
+  const FabricSweepOutcome f = run_fabric_sweep(
+      s.todo, FabricSweepContext{s.c, s.x, s.dir, by_host, s.host_cpus, s.host_clocks, t.token,
+                                 t.halted, t.recorder, t.writer, t.progress, out});
+  s.finished += f.finished;
+  s.failed += f.failed;
+  s.bad_links = f.bad_links;
+}
+
+// Summary: the final report lines (and a search's cliffs), and the exit status with what to do
+// next.
+int print_summary(const Sweep& s, IndexWriter& writer, const SweepHalt& halt,
+                  const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  const Campaign& c = s.c;
+  const bool interrupted = halt.flag().load() || stop.load();
+  const bool allocation_ended = halt.allocation_ended() && !stop.load();
+  out << "campaign '" << c.name << "': " << (s.finished - s.failed) << " ok, "
+      << s.failed + s.left_out << " failed";
+  if (s.left_out != 0) out << " (" << s.left_out << " left out with their hosts)";
+  if (s.skipped != 0) out << ", " << s.skipped << " skipped";
+  if (!s.done.empty()) out << ", " << s.done.size() << " done earlier";
+  if (interrupted)
+    out << ", " << (s.todo.size() - s.finished) << " not run ("
+        << (allocation_ended ? "the allocation ended" : "interrupted") << ")";
+  out << "; results in " << s.dir << std::endl;
+  if (c.search && c.search->cliff && !interrupted) {
+    try {
+      report_cliffs(c, s.x, s.dir, writer, out);
+    } catch (const std::exception& e) {
+      err << "rdmabench: error: cannot look for cliffs: " << e.what() << std::endl;
+    }
+  }
+  if (allocation_ended) {
+    err << "rdmabench: Slurm allocation " << c.allocation->job_id
+        << " ended (its time limit, or scancel): launched nothing more; finished results are "
+           "kept. Continue in a new allocation of the same nodes with: rdmabench sweep "
+        << s.opt.campaign_file << " --out " << s.dir << " --resume" << std::endl;
+    return 1;
+  }
+  if (interrupted) {
+    err << "rdmabench: interrupted: launched nothing more and stopped the running points; "
+           "finished results are kept. Continue with: rdmabench sweep "
+        << s.opt.campaign_file << " --out " << s.dir << " --resume" << std::endl;
+    return 130;
+  }
+  if (s.failed + s.left_out != 0) {
+    err << "rdmabench: " << s.failed + s.left_out << " point(s) failed (see " << s.index_path
+        << "); rerun them with --resume" << std::endl;
+    return 1;
+  }
+  if (s.bad_links != 0) {
+    err << "rdmabench: " << s.bad_links
+        << " link measurement(s) judged bad (the verdicts record in " << s.index_path << ")"
+        << std::endl;
+    return kSweepBadLink;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
@@ -123,360 +450,33 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   const Campaign c = load_campaign(opt.campaign_file, self_exe(),
                                    CampaignOptions{opt.launcher, find_slurm_allocation});
   const Expansion x = expand(c);
-  const std::string dir = opt.out_dir.empty() ? "out/" + slug(c.name, 60) : opt.out_dir;
+  Sweep s(opt, c, x);
   if (x.points.empty())
     throw ConfigError(opt.campaign_file + ": /exclude", "(everything)",
                       "a campaign with at least one point left");
-
-  // Hosts and how they are used.
-  std::map<std::string, HostUse> hosts;
-  auto use = [&](const HostSpec& spec, const std::string& role) {
-    HostUse& u = hosts[spec.host];
-    if (u.rdmabench.empty()) u.rdmabench = spec.rdmabench;
-    u.paths.insert(spec.rdmabench);
-    u.roles.insert(role);
-  };
-  if (c.fabric) {  // by host, not by link: a fabric has up to a million links
-    for (const FabricHost& h : c.fabric->hosts) use(h.spec, "fabric host '" + h.name + "'");
-  } else {
-    for (const auto& pair : c.pairs) {
-      use(pair.server, "host pair '" + pair.name + "' server");
-      use(pair.client, "host pair '" + pair.name + "' client");
-    }
-  }
-
-  // Resume state.
-  const std::string index_path = dir + "/index.jsonl";
-  std::set<std::string> done;
-  std::map<std::string, IndexEntry> index;
-  std::error_code ec;
-  if (opt.resume) {
-    size_t bad = 0;
-    index = read_index(index_path, &bad);
-    if (bad != 0)
-      err << "rdmabench: note: " << bad << " unreadable line(s) in " << index_path << " ignored\n";
-    std::vector<std::string> ids;
-    std::set<std::string> existing;
-    for (const auto& p : x.points) {
-      ids.push_back(p.id);
-      if (fs::exists(dir + "/" + p.id + ".json", ec)) existing.insert(p.id);
-    }
-    done = done_points(ids, index, existing);
-  } else if (!opt.dry_run && fs::exists(index_path, ec)) {
-    throw ConfigError("--out", dir,
-                      "a folder without an earlier sweep (it has index.jsonl): add --resume to "
-                      "continue that sweep, or choose another --out");
-  }
-
-  std::unique_ptr<TempDir> control;  // ssh's control sockets; removed at the end
-  bool any_ssh = false;
-  for (const auto& [h, u] : hosts) any_ssh = any_ssh || (h != "local" && !c.allocation);
-  if (any_ssh && !opt.dry_run)
-    control = std::make_unique<TempDir>("rdmabench-ssh", control_dir_parent());
-  std::map<std::string, std::unique_ptr<Launcher>> launchers;
-  for (const auto& [h, u] : hosts) {
-    if (h == "local") {
-      launchers[h] = make_local_launcher();
-    } else if (c.allocation) {
-      launchers[h] =
-          make_slurm_launcher(h, SlurmSettings{c.allocation->job_id, c.connect_timeout_s});
-    } else {
-      SshSettings s{c.ssh_config, c.connect_timeout_s,
-                    control ? control->str() : std::string("/tmp/rdmabench-ssh.XXXXXX")};
-      launchers[h] = make_ssh_launcher(h, s);
-    }
-  }
-
-  if (c.fabric && !done.empty()) {
-    // A fabric's round runs whole: the finished partners of a flow still to run run again.
-    std::vector<const Point*> left;
-    for (const auto& p : x.points)
-      if (!p.skipped() && done.count(p.id) == 0) left.push_back(&p);
-    for (const Point* p : with_round_partners(x, left)) done.erase(p->id);
-  }
-
+  plan_sweep(s, err);
   if (opt.dry_run) {
-    print_dry_run(out, c, x, launchers, done, dir);
+    print_dry_run(out, c, x, s.launchers, s.done, s.dir);
     return 0;
   }
-
-  // Points to run now.
-  std::vector<const Point*> todo;
-  size_t skipped = 0;
-  for (const auto& p : x.points) {
-    if (p.skipped()) {
-      ++skipped;
-    } else if (done.count(p.id) == 0) {
-      todo.push_back(&p);
-    }
-  }
-  make_dir(dir);
-  make_dir(dir + "/env");
-  make_dir(dir + "/logs");
-  out << "campaign '" << c.name << "': " << x.points.size() << " points, " << todo.size()
-      << " to run";
-  if (skipped != 0) out << ", " << skipped << " skipped as invalid";
-  if (!done.empty()) out << ", " << done.size() << " already done";
-  out << "; results in " << dir << std::endl;
-
-  // Hosts: reachable, rdmabench runs; environment once. In parallel, one thread per host.
-  std::map<std::string, unsigned> host_cpus;       // online CPUs, where `nproc` told
-  std::map<std::string, ClockOffset> host_clocks;  // each host's clock against this one's
-  // (host, rdmabench path) -> why its check failed.
-  std::map<std::pair<std::string, std::string>, std::string> bad_paths;
-  {
-    std::mutex mu;
-    std::vector<std::string> failures;
-    std::vector<std::thread> threads;
-    for (auto& [h, u] : hosts) {
-      threads.emplace_back([&, host = h, use = u] {
-        Launcher& l = *launchers.at(host);
-        try {
-          std::string good;  // a path that passed, for the environment
-          std::string first_error;
-          for (const auto& path : use.paths) {
-            try {
-              check_host(l, path, c.connect_timeout_s + 5);
-              if (good.empty() || path == use.rdmabench) good = path;
-            } catch (const std::exception& e) {
-              std::lock_guard<std::mutex> lock(mu);
-              bad_paths[{host, path}] = e.what();
-              if (first_error.empty()) first_error = e.what();
-            }
-          }
-          if (good.empty()) throw Error(first_error);
-          if (!first_error.empty()) {
-            std::lock_guard<std::mutex> lock(mu);
-            failures.push_back("host check failed for " + join(use.roles) + ": " + first_error);
-          }
-          nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
-          // The clock offsets serve a fabric's synchronised start and windows only.
-          ClockOffset clock;
-          if (c.fabric) {
-            clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
-            env["clock_offset"] = {{"offset_s", clock.offset_s},
-                                   {"uncertainty_s", clock.uncertainty_s},
-                                   {"samples", clock.samples}};
-          }
-          {
-            std::lock_guard<std::mutex> lock(mu);
-            if (c.fabric) host_clocks[host] = clock;
-            if (env["cpus"].is_number_unsigned()) host_cpus[host] = env["cpus"].get<unsigned>();
-          }
-          write_file_atomic(dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
-          if (env.contains("devices_error"))
-            err << "rdmabench: warning: " + host + ": 'rdmabench devices --json' failed: " +
-                       env["devices_error"].get<std::string>() + "\n";
-        } catch (const std::exception& e) {
-          std::lock_guard<std::mutex> lock(mu);
-          for (const auto& path : use.paths) bad_paths.try_emplace({host, path}, e.what());
-          failures.push_back("host check failed for " + join(use.roles) + ": " + e.what());
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-    if (!failures.empty() && c.fabric) {
-      // A fabric goes on without them: their links are left out (recorded failed below).
-      for (const auto& f : failures) err << "rdmabench: " << f << "\n";
-      for (const FabricHost& fh : c.fabric->hosts)
-        if (bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0)
-          err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
-    } else if (!failures.empty()) {
-      for (const auto& f : failures) err << "rdmabench: " << f << "\n";
-      err << "rdmabench: no point was run" << std::endl;
-      for (auto& [h, l] : launchers) l->disconnect();
-      return 1;
-    }
+  start_sweep(s, out);
+  if (!check_hosts(s, err)) {
+    disconnect_all(s);
+    return 1;
   }
 
-  IndexWriter writer(index_path);
-  // Skipped points: recorded once (a resumed sweep does not repeat them).
-  for (const auto& p : x.points) {
-    if (!p.skipped()) continue;
-    auto it = index.find(p.id);
-    if (it != index.end() && it->second.status == "skipped") continue;
-    writer.append(index_line({.point_id = p.id,
-                              .status = "skipped",
-                              .error = p.skip_reason(),
-                              .host_pair = c.pair_name(p.pair),
-                              .repetition = p.repetition,
-                              .time = utc_now()}));
-  }
-
-  // A fabric's links to hosts that failed their check: recorded failed, not run.
-  size_t left_out = 0;
-  if (!bad_paths.empty()) {
-    std::vector<const Point*> runnable;
-    for (const Point* p : todo) {
-      const HostPair pair = c.pair(p->pair);
-      std::string why;
-      for (const HostSpec* h : {&pair.server, &pair.client})
-        if (auto it = bad_paths.find({h->host, h->rdmabench}); it != bad_paths.end())
-          why = "left out: its host failed the check: " + it->second;
-      if (why.empty()) {
-        runnable.push_back(p);
-        continue;
-      }
-      writer.append(index_line({.point_id = p->id,
-                                .status = "failed",
-                                .error = why,
-                                .host_pair = pair.name,
-                                .repetition = p->repetition,
-                                .time = utc_now()}));
-      ++left_out;
-    }
-    todo = std::move(runnable);
-  }
-
+  IndexWriter writer(s.index_path);
+  record_skipped(s, writer);
+  leave_out_failed_hosts(s, writer);
   const std::string token = c.token.empty() ? random_token() : c.token;
-  Progress progress(err, stderr_is_terminal(), todo.size());
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<bool> taken(todo.size(), false);
-  std::set<std::string> busy;
-  size_t finished = 0, failed = 0, next_hint = 0;
-  unsigned active_workers = 0;
-
+  Progress progress(err, stderr_is_terminal(), s.todo.size());
   SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());
   // A failed point may be the allocation's end: asked at once, before anything more starts.
-  PointRecorder recorder(c, dir, writer, progress, [&halt] { halt.check_now(); });
-  const std::atomic<bool>& halted = halt.flag();
-
-  auto worker = [&] {
-    std::unique_lock<std::mutex> lock(mu);
-    for (;;) {
-      // The first point not taken whose hosts are both free.
-      size_t pick = todo.size();
-      bool any_left = false;
-      for (size_t i = next_hint; i < todo.size(); ++i) {
-        if (taken[i]) continue;
-        any_left = true;
-        const HostPair pair = c.pair(todo[i]->pair);
-        if (busy.count(pair.server.host) == 0 && busy.count(pair.client.host) == 0) {
-          pick = i;
-          break;
-        }
-      }
-      if (halted.load() || !any_left) break;
-      if (pick == todo.size()) {
-        cv.wait_for(lock, std::chrono::milliseconds(200));
-        continue;
-      }
-      taken[pick] = true;
-      while (next_hint < todo.size() && taken[next_hint]) ++next_hint;
-      const Point& p = *todo[pick];
-      const HostPair pair = c.pair(p.pair);
-      busy.insert(pair.server.host);
-      busy.insert(pair.client.host);
-      lock.unlock();
-
-      progress.started(p.id);
-      PointContext ctx{pair,
-                       *launchers.at(pair.server.host),
-                       *launchers.at(pair.client.host),
-                       token,
-                       c.timeout_s,
-                       halted};
-      PointOutcome o;
-      try {
-        o = run_point(p, ctx);
-      } catch (const std::exception& e) {
-        o.ok = false;
-        o.error = e.what();
-      }
-      bool ok = false;
-      try {
-        ok = recorder.record(p, o, nlohmann::json::object());
-      } catch (const std::exception& e) {
-        progress.note(std::string("rdmabench: error: ") + e.what());
-      }
-
-      lock.lock();
-      busy.erase(pair.server.host);
-      busy.erase(pair.client.host);
-      ++finished;
-      if (!ok) ++failed;
-      cv.notify_all();
-    }
-    --active_workers;
-    cv.notify_all();
-  };
-
-  size_t bad_links = 0;
-  if (c.fabric) {
-    std::map<std::string, Launcher*> by_host;
-    for (auto& [h, l] : launchers) by_host[h] = l.get();
-    const FabricSweepOutcome f =
-        run_fabric_sweep(todo, FabricSweepContext{c, x, dir, by_host, host_cpus, host_clocks, token,
-                                                  halted, recorder, writer, progress, out});
-    finished += f.finished;
-    failed += f.failed;
-    bad_links = f.bad_links;
-  }
-  const unsigned n_workers =
-      c.fabric ? 0U
-               : std::max(1U, std::min<unsigned>(opt.jobs, static_cast<unsigned>(todo.size())));
-  std::vector<std::thread> workers;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    active_workers = n_workers;
-  }
-  for (unsigned i = 0; i < n_workers; ++i) workers.emplace_back(worker);
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    while (active_workers > 0) {
-      cv.wait_for(lock, std::chrono::seconds(1));
-      lock.unlock();
-      progress.tick();
-      lock.lock();
-    }
-  }
-  for (auto& t : workers) t.join();
+  PointRecorder recorder(c, s.dir, writer, progress, [&halt] { halt.check_now(); });
+  run_points(s, RunTools{token, progress, halt.flag(), recorder, writer}, out);
   progress.close();
-  for (auto& [h, l] : launchers) l->disconnect();
-
-  const bool interrupted = halted.load() || stop.load();
-  const bool allocation_ended = halt.allocation_ended() && !stop.load();
-  out << "campaign '" << c.name << "': " << (finished - failed) << " ok, " << failed + left_out
-      << " failed";
-  if (left_out != 0) out << " (" << left_out << " left out with their hosts)";
-  if (skipped != 0) out << ", " << skipped << " skipped";
-  if (!done.empty()) out << ", " << done.size() << " done earlier";
-  if (interrupted)
-    out << ", " << (todo.size() - finished) << " not run ("
-        << (allocation_ended ? "the allocation ended" : "interrupted") << ")";
-  out << "; results in " << dir << std::endl;
-  if (c.search && c.search->cliff && !interrupted) {
-    try {
-      report_cliffs(c, x, dir, writer, out);
-    } catch (const std::exception& e) {
-      err << "rdmabench: error: cannot look for cliffs: " << e.what() << std::endl;
-    }
-  }
-  if (allocation_ended) {
-    err << "rdmabench: Slurm allocation " << c.allocation->job_id
-        << " ended (its time limit, or scancel): launched nothing more; finished results are "
-           "kept. Continue in a new allocation of the same nodes with: rdmabench sweep "
-        << opt.campaign_file << " --out " << dir << " --resume" << std::endl;
-    return 1;
-  }
-  if (interrupted) {
-    err << "rdmabench: interrupted: launched nothing more and stopped the running points; "
-           "finished results are kept. Continue with: rdmabench sweep "
-        << opt.campaign_file << " --out " << dir << " --resume" << std::endl;
-    return 130;
-  }
-  if (failed + left_out != 0) {
-    err << "rdmabench: " << failed + left_out << " point(s) failed (see " << index_path
-        << "); rerun them with --resume" << std::endl;
-    return 1;
-  }
-  if (bad_links != 0) {
-    err << "rdmabench: " << bad_links << " link measurement(s) judged bad (the verdicts record in "
-        << index_path << ")" << std::endl;
-    return kSweepBadLink;
-  }
-  return 0;
+  disconnect_all(s);
+  return print_summary(s, writer, halt, stop, out, err);
 }
 
 }  // namespace rdmabench
