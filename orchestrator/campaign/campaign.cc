@@ -112,23 +112,9 @@ std::vector<Flow> fabric_links(const FabricSpec& f) {
   return links;
 }
 
-}  // namespace
-
-Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
-                        const std::string& self_exe, const CampaignOptions& options) {
-  if (!j.is_object()) throw ConfigError("/", brief_json(j), "a campaign object");
-  check_keys(
-      j, "",
-      {"name", "description", "hosts", "fabric", "launcher", "ssh_config", "connect_timeout_s",
-       "matrix", "search", "exclude", "repetitions", "timeout_s", "token"});
-  Campaign c;
-  c.name = get_string(require(j, "name", "", "the campaign's name"), "/name", "a non-empty string");
-  if (c.name.empty() || c.name.find('\n') != std::string::npos)
-    throw ConfigError("/name", nlohmann::json(c.name).dump(), "a non-empty one-line string");
-  if (auto it = j.find("description"); it != j.end())
-    c.description = get_string(*it, "/description", "a string");
-
-  parse_launcher(j, options, c);
+// Where the points run: "fabric" (hosts and a pattern) or "hosts" (host pairs), not both.
+void parse_hosts(const nlohmann::json& j, const std::string& base_dir, const std::string& self_exe,
+                 Campaign& c) {
   const SlurmAllocation* allocation = c.allocation ? &*c.allocation : nullptr;
   if (auto fabric = j.find("fabric"); fabric != j.end()) {
     if (auto it = j.find("hosts"); it != j.end())
@@ -140,22 +126,27 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
     c.pairs = parse_pairs(require(j, "hosts", "", "a list of host pairs (or a \"fabric\" block)"),
                           self_exe, allocation);
   }
+}
 
-  if (auto it = j.find("ssh_config"); it != j.end()) {
-    c.ssh_config = expand_env(
-        get_string(*it, "/ssh_config", "the path of an ssh client config file"), "/ssh_config");
-    if (c.ssh_config.empty())
-      throw ConfigError("/ssh_config", "\"\"", "the path of an ssh client config file");
-    if (c.ssh_config.rfind("~/", 0) == 0) {
-      const char* home = std::getenv("HOME");
-      if (home != nullptr) c.ssh_config = std::string(home) + c.ssh_config.substr(1);
-    } else if (c.ssh_config.front() != '/' && !base_dir.empty()) {
-      c.ssh_config = base_dir + "/" + c.ssh_config;
-    }
+// "ssh_config": environment variables expanded, "~/" from $HOME, relative to the campaign file.
+void parse_ssh_config(const nlohmann::json& j, const std::string& base_dir, Campaign& c) {
+  auto it = j.find("ssh_config");
+  if (it == j.end()) return;
+  c.ssh_config = expand_env(get_string(*it, "/ssh_config", "the path of an ssh client config file"),
+                            "/ssh_config");
+  if (c.ssh_config.empty())
+    throw ConfigError("/ssh_config", "\"\"", "the path of an ssh client config file");
+  if (c.ssh_config.rfind("~/", 0) == 0) {
+    const char* home = std::getenv("HOME");
+    if (home != nullptr) c.ssh_config = std::string(home) + c.ssh_config.substr(1);
+  } else if (c.ssh_config.front() != '/' && !base_dir.empty()) {
+    c.ssh_config = base_dir + "/" + c.ssh_config;
   }
-  c.connect_timeout_s = get_seconds(j, "connect_timeout_s", "", 10, 0, 600);
-  c.timeout_s = get_seconds(j, "timeout_s", "", 300, 0, 86400);
+}
 
+// The workload space: a "matrix" (every combination, with optional excludes) or a "search"
+// (points drawn now, each checked as a workload when drawn).
+void parse_workload_space(const nlohmann::json& j, Campaign& c) {
   const auto search = j.find("search");
   if (search != j.end() && j.contains("matrix"))
     throw ConfigError(
@@ -188,6 +179,45 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   }
   if (auto it = j.find("exclude"); it != j.end())
     c.excludes = parse_excludes(*it, c.matrix, "/exclude");
+}
+
+// The whole campaign must stay a list we can hold and run.
+void check_point_count(const Campaign& c) {
+  const size_t flows = c.flow_count();
+  size_t total = c.combinations();
+  for (size_t f : {flows, size_t{c.repetitions}})
+    total = f != 0 && total > kMaxPoints / f ? kMaxPoints + 1 : total * f;
+  if (total > kMaxPoints)
+    throw ConfigError(c.search ? "/search/budget" : "/matrix",
+                      "more than " + std::to_string(kMaxPoints) + " points",
+                      "a campaign of at most " + std::to_string(kMaxPoints) +
+                          " points (matrix combinations x host pairs or fabric flows x "
+                          "repetitions)");
+}
+
+}  // namespace
+
+Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
+                        const std::string& self_exe, const CampaignOptions& options) {
+  if (!j.is_object()) throw ConfigError("/", brief_json(j), "a campaign object");
+  check_keys(
+      j, "",
+      {"name", "description", "hosts", "fabric", "launcher", "ssh_config", "connect_timeout_s",
+       "matrix", "search", "exclude", "repetitions", "timeout_s", "token"});
+  Campaign c;
+  c.name = get_string(require(j, "name", "", "the campaign's name"), "/name", "a non-empty string");
+  if (c.name.empty() || c.name.find('\n') != std::string::npos)
+    throw ConfigError("/name", nlohmann::json(c.name).dump(), "a non-empty one-line string");
+  if (auto it = j.find("description"); it != j.end())
+    c.description = get_string(*it, "/description", "a string");
+
+  parse_launcher(j, options, c);
+  parse_hosts(j, base_dir, self_exe, c);
+  parse_ssh_config(j, base_dir, c);
+  c.connect_timeout_s = get_seconds(j, "connect_timeout_s", "", 10, 0, 600);
+  c.timeout_s = get_seconds(j, "timeout_s", "", 300, 0, 86400);
+
+  parse_workload_space(j, c);
   if (auto it = j.find("repetitions"); it != j.end()) {
     if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > 100000)
       throw ConfigError("/repetitions", brief_json(*it), "a whole number from 1 to 100000");
@@ -199,17 +229,7 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
         c.token.find('\r') != std::string::npos)
       throw ConfigError("/token", "(hidden)", "a non-empty one-line string");
   }
-  // The whole campaign must stay a list we can hold and run.
-  const size_t flows = c.flow_count();
-  size_t total = c.combinations();
-  for (size_t f : {flows, size_t{c.repetitions}})
-    total = f != 0 && total > kMaxPoints / f ? kMaxPoints + 1 : total * f;
-  if (total > kMaxPoints)
-    throw ConfigError(c.search ? "/search/budget" : "/matrix",
-                      "more than " + std::to_string(kMaxPoints) + " points",
-                      "a campaign of at most " + std::to_string(kMaxPoints) +
-                          " points (matrix combinations x host pairs or fabric flows x "
-                          "repetitions)");
+  check_point_count(c);
   if (c.fabric) c.links = fabric_links(*c.fabric);  // after the size check: at most kMaxPoints
   c.source = j;
   if (c.source.contains("token")) c.source["token"] = "(hidden)";

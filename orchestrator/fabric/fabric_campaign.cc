@@ -99,6 +99,66 @@ nlohmann::json resolve_pair_names(nlohmann::json pattern, const std::vector<Fabr
   return pattern;
 }
 
+// The hosts from exactly one source: "hosts" (a list), "hostfile" (relative to the campaign
+// file) or "allocation"; none of them, with the slurm launcher, means "allocation": {}.
+void parse_host_source(const nlohmann::json& j, const std::string& path,
+                       const std::string& base_dir, const std::string& self_exe,
+                       const SlurmAllocation* allocation, FabricSpec& f) {
+  const auto hosts = j.find("hosts");
+  const auto hostfile = j.find("hostfile");
+  auto from_allocation = j.find("allocation");
+  const int sources = (hosts != j.end()) + (hostfile != j.end()) + (from_allocation != j.end());
+  if (sources == 0 && allocation != nullptr) {
+    f.hosts =
+        allocation_hosts(nlohmann::json::object(), path + "/allocation", *allocation, self_exe);
+    f.allocation = allocation->job_id;
+  } else if (sources != 1) {
+    throw ConfigError(path + "/hosts", hosts == j.end() ? "(missing)" : brief_json(*hosts),
+                      "one of \"hosts\" (a list), \"hostfile\" (a file of one host a line) or "
+                      "\"allocation\" (the nodes of the Slurm allocation)");
+  } else if (from_allocation != j.end()) {
+    if (allocation == nullptr)
+      throw ConfigError(path + "/allocation", brief_json(*from_allocation),
+                        "no \"allocation\" without the slurm launcher (\"launcher\": \"slurm\" "
+                        "or sweep --launcher slurm): name the hosts with \"hosts\" or "
+                        "\"hostfile\"");
+    f.hosts = allocation_hosts(*from_allocation, path + "/allocation", *allocation, self_exe);
+    f.allocation = allocation->job_id;
+  } else if (hosts != j.end()) {
+    if (!hosts->is_array())
+      throw ConfigError(path + "/hosts", brief_json(*hosts), "a list of hosts");
+    for (size_t i = 0; i < hosts->size(); ++i)
+      f.hosts.push_back(
+          parse_fabric_host((*hosts)[i], path + "/hosts/" + std::to_string(i), self_exe));
+  } else {
+    f.hostfile = expand_env(get_string(*hostfile, path + "/hostfile", "the path of a hostfile"),
+                            path + "/hostfile");
+    if (f.hostfile.empty()) throw ConfigError(path + "/hostfile", "\"\"", "the path of a hostfile");
+    if (f.hostfile.front() != '/' && !base_dir.empty()) f.hostfile = base_dir + "/" + f.hostfile;
+    f.hosts = parse_hostfile(read_text(f.hostfile, path + "/hostfile"), f.hostfile, self_exe);
+  }
+}
+
+// The hosts lie in the allocation (with the slurm launcher), number 2 to kMaxFabricHosts and have
+// names of their own; errors name the host by where it came from.
+void check_fabric_hosts(const nlohmann::json& j, const std::string& path, const FabricSpec& f,
+                        const SlurmAllocation* allocation) {
+  const std::string where = !f.allocation.empty() ? path + "/allocation"
+                            : j.contains("hosts") ? path + "/hosts"
+                                                  : f.hostfile;
+  for (size_t i = 0; i < f.hosts.size(); ++i)
+    check_in_allocation(f.hosts[i].spec, where + "/" + std::to_string(i), allocation);
+  if (f.hosts.size() < kMinFabricHosts || f.hosts.size() > kMaxFabricHosts)
+    throw ConfigError(where, std::to_string(f.hosts.size()) + " host(s)",
+                      "2 to " + std::to_string(kMaxFabricHosts) + " hosts");
+  std::set<std::string> names;
+  for (size_t i = 0; i < f.hosts.size(); ++i)
+    if (!names.insert(f.hosts[i].name).second)
+      throw ConfigError(where + "/" + std::to_string(i), nlohmann::json(f.hosts[i].name).dump(),
+                        "a host name no other fabric host has (give \"name\" to tell two "
+                        "apart that share a machine)");
+}
+
 }  // namespace
 
 std::vector<FabricHost> parse_hostfile(const std::string& text, const std::string& file,
@@ -143,53 +203,8 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
              {"hosts", "hostfile", "allocation", "pattern", "max_flows_per_host", "verdicts",
               "start_delay_s"});
   FabricSpec f;
-  const auto hosts = j.find("hosts");
-  const auto hostfile = j.find("hostfile");
-  auto from_allocation = j.find("allocation");
-  const int sources = (hosts != j.end()) + (hostfile != j.end()) + (from_allocation != j.end());
-  if (sources == 0 && allocation != nullptr) {
-    f.hosts =
-        allocation_hosts(nlohmann::json::object(), path + "/allocation", *allocation, self_exe);
-    f.allocation = allocation->job_id;
-  } else if (sources != 1) {
-    throw ConfigError(path + "/hosts", hosts == j.end() ? "(missing)" : brief_json(*hosts),
-                      "one of \"hosts\" (a list), \"hostfile\" (a file of one host a line) or "
-                      "\"allocation\" (the nodes of the Slurm allocation)");
-  } else if (from_allocation != j.end()) {
-    if (allocation == nullptr)
-      throw ConfigError(path + "/allocation", brief_json(*from_allocation),
-                        "no \"allocation\" without the slurm launcher (\"launcher\": \"slurm\" "
-                        "or sweep --launcher slurm): name the hosts with \"hosts\" or "
-                        "\"hostfile\"");
-    f.hosts = allocation_hosts(*from_allocation, path + "/allocation", *allocation, self_exe);
-    f.allocation = allocation->job_id;
-  } else if (hosts != j.end()) {
-    if (!hosts->is_array())
-      throw ConfigError(path + "/hosts", brief_json(*hosts), "a list of hosts");
-    for (size_t i = 0; i < hosts->size(); ++i)
-      f.hosts.push_back(
-          parse_fabric_host((*hosts)[i], path + "/hosts/" + std::to_string(i), self_exe));
-  } else {
-    f.hostfile = expand_env(get_string(*hostfile, path + "/hostfile", "the path of a hostfile"),
-                            path + "/hostfile");
-    if (f.hostfile.empty()) throw ConfigError(path + "/hostfile", "\"\"", "the path of a hostfile");
-    if (f.hostfile.front() != '/' && !base_dir.empty()) f.hostfile = base_dir + "/" + f.hostfile;
-    f.hosts = parse_hostfile(read_text(f.hostfile, path + "/hostfile"), f.hostfile, self_exe);
-  }
-  const std::string where = !f.allocation.empty() ? path + "/allocation"
-                            : hosts != j.end()    ? path + "/hosts"
-                                                  : f.hostfile;
-  for (size_t i = 0; i < f.hosts.size(); ++i)
-    check_in_allocation(f.hosts[i].spec, where + "/" + std::to_string(i), allocation);
-  if (f.hosts.size() < kMinFabricHosts || f.hosts.size() > kMaxFabricHosts)
-    throw ConfigError(where, std::to_string(f.hosts.size()) + " host(s)",
-                      "2 to " + std::to_string(kMaxFabricHosts) + " hosts");
-  std::set<std::string> names;
-  for (size_t i = 0; i < f.hosts.size(); ++i)
-    if (!names.insert(f.hosts[i].name).second)
-      throw ConfigError(where + "/" + std::to_string(i), nlohmann::json(f.hosts[i].name).dump(),
-                        "a host name no other fabric host has (give \"name\" to tell two "
-                        "apart that share a machine)");
+  parse_host_source(j, path, base_dir, self_exe, allocation, f);
+  check_fabric_hosts(j, path, f, allocation);
 
   if (auto it = j.find("max_flows_per_host"); it != j.end()) {
     const bool is_auto = it->is_string() && it->get<std::string>() == "auto";

@@ -64,6 +64,81 @@ std::vector<Flow> parse_pairs_round(const nlohmann::json& j, const std::string& 
   return flows;
 }
 
+// ---- parsing each pattern's keys -------------------------------------------------------------
+
+// "directions": "both" (the default) or "one".
+void parse_pairwise_pattern(const nlohmann::json& j, const std::string& path, FabricPattern& p) {
+  check_keys(j, path, {"pattern", "directions"});
+  if (auto d = j.find("directions"); d != j.end()) {
+    if (!d->is_string() || (*d != "both" && *d != "one"))
+      throw ConfigError(path + "/directions", brief_json(*d),
+                        "\"both\" (each pair twice, server and client swapped) or \"one\"");
+    p.both_directions = *d == "both";
+  }
+}
+
+// "degrees" (required, no duplicates) and "targets" ("all", the default, or host indices).
+void parse_incast_pattern(const nlohmann::json& j, const std::string& path, FabricPattern& p) {
+  check_keys(j, path, {"pattern", "degrees", "targets"});
+  auto d = j.find("degrees");
+  const char* degrees = "a non-empty list of incast degrees (clients per server), e.g. [1, 2, 4]";
+  if (d == j.end()) throw ConfigError(path + "/degrees", "(missing)", degrees);
+  if (!d->is_array() || d->empty()) throw ConfigError(path + "/degrees", brief_json(*d), degrees);
+  for (size_t i = 0; i < d->size(); ++i) {
+    const std::string at = path + "/degrees/" + std::to_string(i);
+    const auto k = static_cast<uint32_t>(
+        get_uint((*d)[i], at, 1, kMaxFabricHosts - 1, "an incast degree (clients per server)"));
+    if (std::find(p.degrees.begin(), p.degrees.end(), k) != p.degrees.end())
+      throw ConfigError(at, brief_json((*d)[i]), "a degree not already in the list (duplicate)");
+    p.degrees.push_back(k);
+  }
+  if (auto t = j.find("targets"); t != j.end() && *t != "all") {
+    const char* targets = "\"all\" or a non-empty list of host indices";
+    if (!t->is_array() || t->empty()) throw ConfigError(path + "/targets", brief_json(*t), targets);
+    p.all_targets = false;
+    for (size_t i = 0; i < t->size(); ++i) {
+      const std::string at = path + "/targets/" + std::to_string(i);
+      const uint32_t h = get_host((*t)[i], at);
+      if (std::find(p.targets.begin(), p.targets.end(), h) != p.targets.end())
+        throw ConfigError(at, brief_json((*t)[i]), "a host not already in the list (duplicate)");
+      p.targets.push_back(h);
+    }
+  }
+}
+
+// "shift": a non-zero whole number that fits an int64_t.
+void parse_ring_pattern(const nlohmann::json& j, const std::string& path, FabricPattern& p) {
+  check_keys(j, path, {"pattern", "shift"});
+  if (auto s = j.find("shift"); s != j.end()) {
+    const char* shift = "a whole number other than 0 (host i sends to host i + shift)";
+    if (!s->is_number_integer() || (s->is_number_unsigned() && s->get<uint64_t>() > INT64_MAX))
+      throw ConfigError(path + "/shift", brief_json(*s), shift);
+    p.shift = s->get<int64_t>();
+    if (p.shift == 0) throw ConfigError(path + "/shift", "0", shift);
+  }
+}
+
+// "repetitions" and "seed", both optional.
+void parse_bisection_pattern(const nlohmann::json& j, const std::string& path, FabricPattern& p) {
+  check_keys(j, path, {"pattern", "repetitions", "seed"});
+  if (auto r = j.find("repetitions"); r != j.end())
+    p.repetitions = static_cast<uint32_t>(
+        get_uint(*r, path + "/repetitions", 1, kMaxFabricRepetitions, "repetitions"));
+  if (auto s = j.find("seed"); s != j.end())
+    p.seed = get_uint(*s, path + "/seed", 0, UINT64_MAX, "a seed");
+}
+
+// "rounds" (required): each a list of [server, client] pairs.
+void parse_pairs_pattern(const nlohmann::json& j, const std::string& path, FabricPattern& p) {
+  check_keys(j, path, {"pattern", "rounds"});
+  auto r = j.find("rounds");
+  const char* rounds = "a non-empty list of rounds, each a list of [server, client] pairs";
+  if (r == j.end()) throw ConfigError(path + "/rounds", "(missing)", rounds);
+  if (!r->is_array() || r->empty()) throw ConfigError(path + "/rounds", brief_json(*r), rounds);
+  for (size_t i = 0; i < r->size(); ++i)
+    p.rounds.push_back(parse_pairs_round((*r)[i], path + "/rounds/" + std::to_string(i)));
+}
+
 // ---- planning --------------------------------------------------------------------------------
 
 // Rounds of the circle method over n hosts: n - 1 for even n, n for odd n (with a dummy host n,
@@ -91,90 +166,114 @@ void tournament_round(uint32_t n, uint32_t r, bool swapped, std::vector<Flow>& f
 
 std::string fraction(uint64_t i, uint64_t n) { return std::to_string(i) + "/" + std::to_string(n); }
 
+// Every pair once per round of the tournament, then (with "both" directions) again swapped.
+template <class F>
+void generate_pairwise(uint32_t n, const FabricPattern& p, F& plan_round) {
+  const uint32_t rounds = tournament_rounds(n);
+  for (bool swapped : {false, true}) {
+    if (swapped && !p.both_directions) break;
+    for (uint32_t r = 0; r < rounds; ++r) {
+      std::vector<Flow> flows;
+      flows.reserve(n / 2);
+      tournament_round(n, r, swapped, flows);
+      plan_round("pairwise " + fraction(r + 1, rounds) + (swapped ? " swapped" : ""),
+                 std::move(flows));
+    }
+  }
+}
+
+// A round per degree and target: the target serves the k hosts after it.
+template <class F>
+void generate_incast(uint32_t n, const FabricPattern& p, F& plan_round) {
+  std::vector<uint32_t> targets = p.targets;
+  if (p.all_targets) {
+    targets.resize(n);
+    std::iota(targets.begin(), targets.end(), 0U);
+  }
+  for (uint32_t k : p.degrees) {
+    for (uint32_t t : targets) {
+      std::vector<Flow> flows;
+      flows.reserve(k);
+      for (uint32_t i = 1; i <= k; ++i) flows.push_back(Flow{t, (t + i) % n});
+      plan_round("incast " + std::to_string(k) + "->host" + std::to_string(t), std::move(flows));
+    }
+  }
+}
+
+// One round of every ordered pair.
+template <class F>
+void generate_all_to_all(uint32_t n, F& plan_round) {
+  // Tournament round by round, each direction in turn: every half is a matching, so the cap
+  // splits the round into the fewest parts (fabric_plan.h).
+  std::vector<Flow> flows;
+  flows.reserve(size_t{n} * (n - 1));
+  for (uint32_t r = 0; r < tournament_rounds(n); ++r) {
+    tournament_round(n, r, false, flows);
+    tournament_round(n, r, true, flows);
+  }
+  plan_round("all-to-all", std::move(flows));
+}
+
+// One round: every host i sends to host (i + shift) mod n.
+template <class F>
+void generate_ring(uint32_t n, const FabricPattern& p, F& plan_round) {
+  const auto s = static_cast<uint32_t>((p.shift % n + n) % n);
+  // i -> i + s decomposes into g = gcd(n, s) cycles x_j = c + j s of length L = n / g;
+  // flow j of a cycle is x_j -> x_(j+1). Ordered: the even j (but the last when L is odd),
+  // the odd j, then that last one: each group is a matching (a cap of 1 gives 2 or 3 parts).
+  const uint32_t g = std::gcd(n, s), len = n / g;
+  std::vector<Flow> flows;
+  flows.reserve(n);
+  for (uint32_t phase = 0; phase < 3; ++phase)
+    for (uint32_t c = 0; c < g; ++c)
+      for (uint32_t j = 0; j < len; ++j) {
+        const bool last_odd = len % 2 == 1 && j == len - 1;
+        if (phase == 2 ? last_odd : (j % 2 == phase && !last_odd)) {
+          const auto x = static_cast<uint32_t>((c + uint64_t{j} * s) % n);
+          flows.push_back(Flow{(x + s) % n, x});
+        }
+      }
+  plan_round(std::string("ring ") + (p.shift > 0 ? "+" : "") + std::to_string(p.shift),
+             std::move(flows));
+}
+
+// A round per repetition: the hosts shuffled (from the seed) and paired off in order.
+template <class F>
+void generate_bisection(uint32_t n, const FabricPattern& p, F& plan_round) {
+  // Fisher-Yates written out, with SampleRng's unbiased bounded draws over std::mt19937_64:
+  // std::shuffle and the standard distributions have no algorithm fixed by the standard, so
+  // their results could differ between standard libraries; these do not.
+  SampleRng rng(p.seed);
+  std::vector<uint32_t> perm(n);
+  for (uint32_t rep = 1; rep <= p.repetitions; ++rep) {
+    std::iota(perm.begin(), perm.end(), 0U);
+    for (uint32_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[rng.below(i)]);
+    std::vector<Flow> flows;
+    flows.reserve(n / 2);
+    for (uint32_t i = 0; i + 1 < n; i += 2) flows.push_back(Flow{perm[i], perm[i + 1]});
+    plan_round("bisection rep " + std::to_string(rep), std::move(flows));
+  }
+}
+
 // The flows of every round, before the cap; `plan_round` receives each (and takes it over).
 template <class F>
 void generate(uint32_t n, const FabricPattern& p, F&& plan_round) {
   switch (p.kind) {
-    case FabricPatternKind::kPairwise: {
-      const uint32_t rounds = tournament_rounds(n);
-      for (bool swapped : {false, true}) {
-        if (swapped && !p.both_directions) break;
-        for (uint32_t r = 0; r < rounds; ++r) {
-          std::vector<Flow> flows;
-          flows.reserve(n / 2);
-          tournament_round(n, r, swapped, flows);
-          plan_round("pairwise " + fraction(r + 1, rounds) + (swapped ? " swapped" : ""),
-                     std::move(flows));
-        }
-      }
+    case FabricPatternKind::kPairwise:
+      generate_pairwise(n, p, plan_round);
       break;
-    }
-    case FabricPatternKind::kIncast: {
-      std::vector<uint32_t> targets = p.targets;
-      if (p.all_targets) {
-        targets.resize(n);
-        std::iota(targets.begin(), targets.end(), 0U);
-      }
-      for (uint32_t k : p.degrees) {
-        for (uint32_t t : targets) {
-          std::vector<Flow> flows;
-          flows.reserve(k);
-          for (uint32_t i = 1; i <= k; ++i) flows.push_back(Flow{t, (t + i) % n});
-          plan_round("incast " + std::to_string(k) + "->host" + std::to_string(t),
-                     std::move(flows));
-        }
-      }
+    case FabricPatternKind::kIncast:
+      generate_incast(n, p, plan_round);
       break;
-    }
-    case FabricPatternKind::kAllToAll: {
-      // Tournament round by round, each direction in turn: every half is a matching, so the cap
-      // splits the round into the fewest parts (fabric_plan.h).
-      std::vector<Flow> flows;
-      flows.reserve(size_t{n} * (n - 1));
-      for (uint32_t r = 0; r < tournament_rounds(n); ++r) {
-        tournament_round(n, r, false, flows);
-        tournament_round(n, r, true, flows);
-      }
-      plan_round("all-to-all", std::move(flows));
+    case FabricPatternKind::kAllToAll:
+      generate_all_to_all(n, plan_round);
       break;
-    }
-    case FabricPatternKind::kRing: {
-      const auto s = static_cast<uint32_t>((p.shift % n + n) % n);
-      // i -> i + s decomposes into g = gcd(n, s) cycles x_j = c + j s of length L = n / g;
-      // flow j of a cycle is x_j -> x_(j+1). Ordered: the even j (but the last when L is odd),
-      // the odd j, then that last one: each group is a matching (a cap of 1 gives 2 or 3 parts).
-      const uint32_t g = std::gcd(n, s), len = n / g;
-      std::vector<Flow> flows;
-      flows.reserve(n);
-      for (uint32_t phase = 0; phase < 3; ++phase)
-        for (uint32_t c = 0; c < g; ++c)
-          for (uint32_t j = 0; j < len; ++j) {
-            const bool last_odd = len % 2 == 1 && j == len - 1;
-            if (phase == 2 ? last_odd : (j % 2 == phase && !last_odd)) {
-              const auto x = static_cast<uint32_t>((c + uint64_t{j} * s) % n);
-              flows.push_back(Flow{(x + s) % n, x});
-            }
-          }
-      plan_round(std::string("ring ") + (p.shift > 0 ? "+" : "") + std::to_string(p.shift),
-                 std::move(flows));
+    case FabricPatternKind::kRing:
+      generate_ring(n, p, plan_round);
       break;
-    }
-    case FabricPatternKind::kBisection: {
-      // Fisher-Yates written out, with SampleRng's unbiased bounded draws over std::mt19937_64:
-      // std::shuffle and the standard distributions have no algorithm fixed by the standard, so
-      // their results could differ between standard libraries; these do not.
-      SampleRng rng(p.seed);
-      std::vector<uint32_t> perm(n);
-      for (uint32_t rep = 1; rep <= p.repetitions; ++rep) {
-        std::iota(perm.begin(), perm.end(), 0U);
-        for (uint32_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[rng.below(i)]);
-        std::vector<Flow> flows;
-        flows.reserve(n / 2);
-        for (uint32_t i = 0; i + 1 < n; i += 2) flows.push_back(Flow{perm[i], perm[i + 1]});
-        plan_round("bisection rep " + std::to_string(rep), std::move(flows));
-      }
+    case FabricPatternKind::kBisection:
+      generate_bisection(n, p, plan_round);
       break;
-    }
     case FabricPatternKind::kPairs:
       for (size_t r = 0; r < p.rounds.size(); ++r)
         plan_round("pairs " + fraction(r + 1, p.rounds.size()), std::vector<Flow>(p.rounds[r]));
@@ -253,82 +352,26 @@ FabricPattern parse_fabric_pattern(const nlohmann::json& j, const std::string& p
     }
   }
   if (!known) throw ConfigError(path + "/pattern", brief_json(*it), kPatterns);
-  auto opt = [&](const char* key) { return j.find(key); };
 
   switch (p.kind) {
     case FabricPatternKind::kPairwise:
-      check_keys(j, path, {"pattern", "directions"});
-      if (auto d = opt("directions"); d != j.end()) {
-        if (!d->is_string() || (*d != "both" && *d != "one"))
-          throw ConfigError(path + "/directions", brief_json(*d),
-                            "\"both\" (each pair twice, server and client swapped) or \"one\"");
-        p.both_directions = *d == "both";
-      }
+      parse_pairwise_pattern(j, path, p);
       break;
-    case FabricPatternKind::kIncast: {
-      check_keys(j, path, {"pattern", "degrees", "targets"});
-      auto d = opt("degrees");
-      const char* degrees =
-          "a non-empty list of incast degrees (clients per server), e.g. [1, 2, 4]";
-      if (d == j.end()) throw ConfigError(path + "/degrees", "(missing)", degrees);
-      if (!d->is_array() || d->empty())
-        throw ConfigError(path + "/degrees", brief_json(*d), degrees);
-      for (size_t i = 0; i < d->size(); ++i) {
-        const std::string at = path + "/degrees/" + std::to_string(i);
-        const auto k = static_cast<uint32_t>(
-            get_uint((*d)[i], at, 1, kMaxFabricHosts - 1, "an incast degree (clients per server)"));
-        if (std::find(p.degrees.begin(), p.degrees.end(), k) != p.degrees.end())
-          throw ConfigError(at, brief_json((*d)[i]),
-                            "a degree not already in the list (duplicate)");
-        p.degrees.push_back(k);
-      }
-      if (auto t = opt("targets"); t != j.end() && *t != "all") {
-        const char* targets = "\"all\" or a non-empty list of host indices";
-        if (!t->is_array() || t->empty())
-          throw ConfigError(path + "/targets", brief_json(*t), targets);
-        p.all_targets = false;
-        for (size_t i = 0; i < t->size(); ++i) {
-          const std::string at = path + "/targets/" + std::to_string(i);
-          const uint32_t h = get_host((*t)[i], at);
-          if (std::find(p.targets.begin(), p.targets.end(), h) != p.targets.end())
-            throw ConfigError(at, brief_json((*t)[i]),
-                              "a host not already in the list (duplicate)");
-          p.targets.push_back(h);
-        }
-      }
+    case FabricPatternKind::kIncast:
+      parse_incast_pattern(j, path, p);
       break;
-    }
     case FabricPatternKind::kAllToAll:
       check_keys(j, path, {"pattern"});
       break;
     case FabricPatternKind::kRing:
-      check_keys(j, path, {"pattern", "shift"});
-      if (auto s = opt("shift"); s != j.end()) {
-        const char* shift = "a whole number other than 0 (host i sends to host i + shift)";
-        if (!s->is_number_integer() || (s->is_number_unsigned() && s->get<uint64_t>() > INT64_MAX))
-          throw ConfigError(path + "/shift", brief_json(*s), shift);
-        p.shift = s->get<int64_t>();
-        if (p.shift == 0) throw ConfigError(path + "/shift", "0", shift);
-      }
+      parse_ring_pattern(j, path, p);
       break;
     case FabricPatternKind::kBisection:
-      check_keys(j, path, {"pattern", "repetitions", "seed"});
-      if (auto r = opt("repetitions"); r != j.end())
-        p.repetitions = static_cast<uint32_t>(
-            get_uint(*r, path + "/repetitions", 1, kMaxFabricRepetitions, "repetitions"));
-      if (auto s = opt("seed"); s != j.end())
-        p.seed = get_uint(*s, path + "/seed", 0, UINT64_MAX, "a seed");
+      parse_bisection_pattern(j, path, p);
       break;
-    case FabricPatternKind::kPairs: {
-      check_keys(j, path, {"pattern", "rounds"});
-      auto r = opt("rounds");
-      const char* rounds = "a non-empty list of rounds, each a list of [server, client] pairs";
-      if (r == j.end()) throw ConfigError(path + "/rounds", "(missing)", rounds);
-      if (!r->is_array() || r->empty()) throw ConfigError(path + "/rounds", brief_json(*r), rounds);
-      for (size_t i = 0; i < r->size(); ++i)
-        p.rounds.push_back(parse_pairs_round((*r)[i], path + "/rounds/" + std::to_string(i)));
+    case FabricPatternKind::kPairs:
+      parse_pairs_pattern(j, path, p);
       break;
-    }
   }
   return p;
 }
