@@ -4,10 +4,11 @@
 # completion, the example campaigns, the testbed scripts and the documentation under the prefix;
 # every path README.md and the manual page name under an install prefix (/usr/share/rdmabench/...,
 # `share/doc/rdmabench`, `bin/rdmabench`, found in their text, not listed here) is in the stage,
-# and every file an installed testbed script runs from beside itself too; the installed command
-# runs and reads an installed campaign; moved to another prefix, it still does (nothing is found
-# through a path of the build tree); the manual page and the completion are the command's own
-# (--help's options).
+# and every file an installed testbed script runs or sources from beside itself too; the
+# installed command runs and reads an installed campaign, and moved to another prefix, it still
+# does (nothing is found through a path of the build tree), as do testbed/slurm status and
+# testbed/softroce --help; the manual page and the completion are the command's own (--help's
+# options).
 #   install_test.sh BUILD_DIR
 set -u
 build=${1:?usage: install_test.sh BUILD_DIR}
@@ -74,6 +75,13 @@ RDMABENCH_FABRIC_DIR=$T/no-fabric "$P/share/rdmabench/testbed/slurm" status >"$T
 rc=$?
 [ "$rc" = 3 ] && grep -q "not up" "$T/slurm.out" ||
     { cat "$T/slurm.out" >&2; fail "the installed testbed/slurm status: exit $rc, not 3 (not up)"; }
+# The installed testbed/softroce runs from there: it sources lib.sh and its parts
+# (softroce-*.sh) from beside itself.
+if ! "$P/share/rdmabench/testbed/softroce" --help >"$T/softroce.out" 2>&1 ||
+    ! grep -q "^usage: softroce run" "$T/softroce.out"; then
+    cat "$T/softroce.out" >&2
+    fail "the installed testbed/softroce --help does not run"
+fi
 if grep -aqF "$(cd "$build" && pwd)" "$P/bin/rdmabench"; then fail "the binary names the build tree"; fi
 # The manual page: man finds it under the prefix, and every client option of --help is in it.
 man -w -M "$P/share/man" rdmabench >/dev/null 2>&1 || fail "man -w does not find rdmabench(1)"
