@@ -25,7 +25,7 @@ use_fabric() {
 # fabric_size_from_dir: PAIR_HOSTS from a fabric dir that is up (status, env, down).
 fabric_size_from_dir() {
     local n
-    n=$(sed -n 's/^HOSTS=//p' "${RDMABENCH_FABRIC_DIR:-/tmp/rdmabench-fabric}/ports" 2>/dev/null)
+    n=$(sed -n 's/^HOSTS=//p' "${RDMABENCH_FABRIC_DIR:-/tmp/rdmabench-fabric}/ports" 2>/dev/null || true)
     use_fabric "${n:-2}"
 }
 
