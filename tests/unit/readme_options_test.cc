@@ -25,16 +25,21 @@ std::string readme() {
   return s.str();
 }
 
-// The options (-x, --long-name) named in the first cell of the README's table rows.
+// The options (-x, --long-name) named in the first cell of the README's table rows: every option
+// in its code spans ("`-s, --size`", "`--cq poll\|event`, `-e`").
 std::set<std::string> options_in_tables(const std::string& text) {
   std::set<std::string> out;
-  const std::regex option(R"(`(--?[A-Za-z][A-Za-z0-9_-]*))");
+  const std::regex span("`([^`]*)`");
+  const std::regex option(R"((?:^|[\s,/])(--?[A-Za-z][A-Za-z0-9_-]*))");
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("| `-", 0) != 0) continue;
     const std::string first = line.substr(0, line.find(" | ", 2));
-    for (std::sregex_iterator it(first.begin(), first.end(), option), end; it != end; ++it)
-      out.insert((*it)[1]);
+    for (std::sregex_iterator s(first.begin(), first.end(), span), end; s != end; ++s) {
+      const std::string code = (*s)[1];
+      for (std::sregex_iterator o(code.begin(), code.end(), option); o != end; ++o)
+        out.insert((*o)[1]);
+    }
   }
   return out;
 }
