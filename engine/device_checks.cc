@@ -6,24 +6,9 @@
 namespace rdmabench {
 
 DeviceLimits limits_of(const Device& d, uint32_t port) {
-  const DeviceInfo& i = d.info();
   DeviceLimits l;
-  l.name = i.name;
-  l.transport = i.transport;
-  l.atomic_cap = i.atomic_cap;
+  static_cast<DeviceCaps&>(l) = static_cast<const DeviceCaps&>(d.info());
   l.port_active_mtu = d.port(port).active_mtu;
-  l.max_inline_data = i.max_inline_data;
-  l.max_qp_wr = i.max_qp_wr;
-  l.max_qp = i.max_qp;
-  l.max_cqe = i.max_cqe;
-  l.max_srq_wr = i.max_srq_wr;
-  l.max_sge = i.max_sge;
-  l.max_mr_size = i.max_mr_size;
-  l.max_sge_rd = i.max_sge_rd;
-  l.max_srq_sge = i.max_srq_sge;
-  l.max_qp_rd_atom = i.max_qp_rd_atom;
-  l.max_qp_init_rd_atom = i.max_qp_init_rd_atom;
-  l.max_cq = i.max_cq;
   return l;
 }
 

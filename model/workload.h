@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/device_caps.h"
+
 namespace rdmabench {
 
 enum class Op : uint8_t { kSend, kSendImm, kWrite, kWriteImm, kRead, kFetchAdd, kCmpSwap };
@@ -134,25 +136,9 @@ struct Workload {
 // and out-of-range values.
 void validate(const Workload& w);
 
-// Limits of a device that a workload must respect.
-struct DeviceLimits {
-  std::string name;
-  std::string transport;         // "InfiniBand", "iWARP"
-  std::string atomic_cap;        // "none", ...
+// Limits of a device that a workload must respect: the device's own, and its port's MTU.
+struct DeviceLimits : DeviceCaps {
   uint32_t port_active_mtu = 0;  // bytes
-  uint32_t max_inline_data = 0;
-  int max_qp_wr = 0;
-  int max_qp = 0;
-  int max_cqe = 0;
-  int max_srq_wr = 0;
-  int max_sge = 0;
-  uint64_t max_mr_size = 0;
-  // Limits of the engine knobs (0 = not reported; then not checked).
-  int max_sge_rd = 0;
-  int max_srq_sge = 0;
-  int max_qp_rd_atom = 0;
-  int max_qp_init_rd_atom = 0;
-  int max_cq = 0;
 };
 void validate_for_device(const Workload& w, const DeviceLimits& d);
 

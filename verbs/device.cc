@@ -421,28 +421,14 @@ void to_json(nlohmann::json& j, const PortInfo& p) {
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d) {
-  j = {{"name", d.name},
-       {"transport", d.transport},
-       {"node_guid", d.node_guid},
-       {"fw_ver", d.fw_ver},
-       {"vendor_id", d.vendor_id},
-       {"vendor_part_id", d.vendor_part_id},
-       {"hw_ver", d.hw_ver},
-       {"max_qp", d.max_qp},
-       {"max_qp_wr", d.max_qp_wr},
-       {"max_sge", d.max_sge},
-       {"max_cqe", d.max_cqe},
-       {"max_srq_wr", d.max_srq_wr},
-       {"max_qp_rd_atom", d.max_qp_rd_atom},
-       {"max_inline_data", d.max_inline_data},
-       {"max_mr_size", d.max_mr_size},
-       {"atomic_cap", d.atomic_cap},
-       {"max_sge_rd", d.max_sge_rd},
-       {"max_srq_sge", d.max_srq_sge},
-       {"max_qp_init_rd_atom", d.max_qp_init_rd_atom},
-       {"max_cq", d.max_cq},
-       {"numa_node", d.numa_node},
-       {"ports", d.ports}};
+  to_json(j, static_cast<const DeviceCaps&>(d));
+  j["node_guid"] = d.node_guid;
+  j["fw_ver"] = d.fw_ver;
+  j["vendor_id"] = d.vendor_id;
+  j["vendor_part_id"] = d.vendor_part_id;
+  j["hw_ver"] = d.hw_ver;
+  j["numa_node"] = d.numa_node;
+  j["ports"] = d.ports;
 }
 
 }  // namespace rdmabench

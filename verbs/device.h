@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/device_caps.h"
 #include "verbs/verbs.h"
 
 namespace rdmabench {
@@ -32,27 +33,13 @@ struct PortInfo {
   std::vector<GidEntry> gids;
 };
 
-struct DeviceInfo {
-  std::string name;
-  std::string transport;  // "InfiniBand", "iWARP", ...
+// A device: its limits (base/device_caps.h), identity, NUMA node and ports.
+struct DeviceInfo : DeviceCaps {
   std::string node_guid;
   std::string fw_ver;
   uint32_t vendor_id = 0;
   uint32_t vendor_part_id = 0;
   uint32_t hw_ver = 0;
-  int max_qp = 0;
-  int max_qp_wr = 0;
-  int max_sge = 0;
-  int max_cqe = 0;
-  int max_srq_wr = 0;
-  int max_qp_rd_atom = 0;
-  uint32_t max_inline_data = 0;  // probed: the largest inline size a QP can be created with
-  uint64_t max_mr_size = 0;
-  std::string atomic_cap;  // "none", "hca", "global"
-  int max_sge_rd = 0;
-  int max_srq_sge = 0;
-  int max_qp_init_rd_atom = 0;
-  int max_cq = 0;
   int numa_node = -1;  // from sysfs; -1 = unknown (no NUMA information)
   std::vector<PortInfo> ports;
 };
