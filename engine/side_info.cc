@@ -11,7 +11,7 @@ namespace rdmabench {
 std::string gid_hex(const ibv_gid& g) {
   static const char* kHex = "0123456789abcdef";
   std::string s(32, '0');
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < 16; ++i) {
     s[2 * i] = kHex[g.raw[i] >> 4];
     s[2 * i + 1] = kHex[g.raw[i] & 15];
   }
@@ -21,7 +21,7 @@ std::string gid_hex(const ibv_gid& g) {
 ibv_gid gid_from_hex(const std::string& s) {
   if (s.size() != 32) throw PeerError("malformed GID from peer: '" + s + "'");
   ibv_gid g{};
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < 16; ++i) {
     auto nib = [&](char c) -> int {
       if (c >= '0' && c <= '9') return c - '0';
       if (c >= 'a' && c <= 'f') return c - 'a' + 10;

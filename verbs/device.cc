@@ -268,7 +268,8 @@ DeviceInfo query_device(ibv_context* ctx) {
   size_t total_gids = 0;
   for (uint32_t p = 1; p <= a.phys_port_cnt; ++p) {
     ibv_port_attr pa{};
-    if (ibv_query_port(ctx, static_cast<uint8_t>(p), &pa) == 0) total_gids += pa.gid_tbl_len;
+    if (ibv_query_port(ctx, static_cast<uint8_t>(p), &pa) == 0)
+      total_gids += static_cast<size_t>(pa.gid_tbl_len);
   }
   for (uint32_t p = 1; p <= a.phys_port_cnt; ++p) {
     ibv_port_attr pa{};
