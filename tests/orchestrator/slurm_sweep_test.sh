@@ -137,21 +137,27 @@ step "slurm 3. a point that times out, then SIGINT: the steps are cancelled, the
 campaign "$W/stop.json" 'c["launcher"] = "slurm"
 c["matrix"] = {"op": ["write", "send"], "mode": "bw", "sizes": [[4096]], "duration_s": 60,
                "timeout_s": 120}
-c["timeout_s"] = 20' || fail "cannot write the campaign to stop"
+c["timeout_s"] = 30' || fail "cannot write the campaign to stop"
 on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/stop" "$W/stop.json" &
 pid=$!
 # While the first point runs: the command lines on the nodes and the steps as Slurm shows them.
 # (A client: the host checks run rdmabench on the nodes too.) The point runs until its timeout_s,
-# 20 s after its launch: a deliberate allowance for the three ssh round trips below on a slow
-# guest. Were they later, ps and scontrol would not show the steps and the test would fail; it
-# cannot pass by it.
+# 30 s after its launch: a deliberate allowance for the ssh round trips below on a slow guest,
+# made at once (on a loaded host three in a row once took longer than 20 s). Were they later, ps
+# and scontrol would not show the steps and the test would fail; it cannot pass by it.
 wait_for "the first point did not start (see $W/stop.err)" '[ -n "$(on 3 "pgrep -f \"[r]dmabench client\"")" ]'
-for n in 2 3; do on "$n" 'ps -eo args'; done >"$W/ps.out"
-on1 scontrol show step "$(cat "$W/stop.job")" >"$W/steps.out" 2>&1
+on 2 'ps -eo args' >"$W/ps2.out" &
+p2=$!
+on 3 'ps -eo args' >"$W/ps3.out" &
+p3=$!
+on1 scontrol show step "$(cat "$W/stop.job")" >"$W/steps.out" 2>&1 &
+ps=$!
+wait "$p2" "$p3" "$ps"
+cat "$W/ps2.out" "$W/ps3.out" >"$W/ps.out"
 grep -q "rdmabench server" "$W/ps.out" && grep -q "rdmabench" "$W/steps.out" ||
     { show "$W/ps.out" "$W/steps.out"; fail "did not see the running steps"; }
 ! grep -q "$TOKEN" "$W/ps.out" "$W/steps.out" || fail "the token is on a command line or in scontrol's view"
-# Then the first point times out, and SIGINT comes while the second one runs (up to its own 20 s:
+# Then the first point times out, and SIGINT comes while the second one runs (up to its own 30 s:
 # the same allowance for one ssh round trip; later, the sweep would exit 1, not 130).
 wait_for "the second point did not start (see $W/stop.err)" 'grep -q "\"status\":\"failed\"" "$W/stop/index.jsonl" 2>/dev/null && [ -n "$(on 3 "pgrep -f \"[r]dmabench client\"")" ]'
 on 1 'pkill -INT -x rdmabench' || fail "cannot send SIGINT to the sweep on rb-host1"
@@ -159,7 +165,7 @@ wait "$pid"
 rc=$?
 show "$W/stop.out" "$W/stop.err"
 [ "$rc" = 130 ] || fail "expected exit status 130 after SIGINT, got $rc"
-grep -q '"error":"timed out after 20 s' "$W/stop/index.jsonl" || fail "the first point did not time out"
+grep -q '"error":"timed out after 30 s' "$W/stop/index.jsonl" || fail "the first point did not time out"
 no_steps_left "$W/stop"
 for n in 2 3; do
     left=$(on "$n" "pgrep -ax rdmabench")
