@@ -19,6 +19,7 @@ int dispatch(Cli& c) {
   if (*c.report) return run_report_command(c.report_args);
   if (*c.compare) return run_compare_command(c.compare_args);
   if (*c.sweep) return run_sweep_command(c.sweep_args);
+  if (*c.agent) return run_agent_command(c.agent_args, c.app);
   return 0;
 }
 
@@ -40,6 +41,7 @@ std::unique_ptr<Cli> make_cli() {
   c->compare = add_compare_command(app, c->compare_args);
   add_docs_commands(app, c->docs_args);
   c->sweep = add_sweep_command(app, c->sweep_args);
+  c->agent = add_agent_command(app, c->agent_args);
   return c;
 }
 

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "cli/cmd_agent.h"
 #include "cli/cmd_client.h"
 #include "cli/cmd_devices.h"
 #include "cli/cmd_docs.h"
@@ -28,6 +29,7 @@ struct Cli {
   CompareOptions compare_args;
   DocsArgs docs_args;
   SweepOptions sweep_args;
+  AgentArgs agent_args;
   // The subcommands, for dispatch.
   CLI::App* devices = nullptr;
   CLI::App* server = nullptr;
@@ -37,6 +39,7 @@ struct Cli {
   CLI::App* report = nullptr;
   CLI::App* compare = nullptr;
   CLI::App* sweep = nullptr;
+  CLI::App* agent = nullptr;
 };
 
 // The whole definition, nothing parsed yet.

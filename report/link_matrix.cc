@@ -8,18 +8,12 @@
 #include <set>
 
 #include "base/json_util.h"
+#include "base/number_text.h"
 #include "model/workload_fields.h"
 #include "report/data_table.h"
 
 namespace rdmabench {
 namespace {
-
-// A cell's figure to three significant digits ("97.3", "0.0184").
-std::string three_digits(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 // How bad a verdict is, for the worst of several sizes.
 int severity(const std::string& verdict) {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/error.h"
+#include "base/number_text.h"
 #include "model/workload.h"
 #include "orchestrator/campaign/config_keys.h"
 
@@ -18,14 +19,8 @@ double fraction(const nlohmann::json& j, const std::string& path, double lo, dou
   return j.get<double>();
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 std::string with_unit(double v, const std::string& metric) {
-  return metric == "gbps" ? number(v) + " Gb/s" : number(v / 1000) + " us";
+  return metric == "gbps" ? three_digits(v) + " Gb/s" : three_digits(v / 1000) + " us";
 }
 
 // The slower end's port speed in a result document (devices.*.speed_gbps), if both tell.
@@ -150,8 +145,9 @@ std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const Ver
         v.why = with_unit(*v.value, v.metric) + " against the best link's " +
                 with_unit(v.best, v.metric);
         if (v.metric == "gbps" && *v.value >= c.bw_fraction * v.best && v.port_gbps)
-          v.why = with_unit(*v.value, v.metric) + ", below " + number(*c.port_fraction * 100) +
-                  " % of the port speed (" + number(*v.port_gbps) + " Gb/s)";
+          v.why = with_unit(*v.value, v.metric) + ", below " +
+                  three_digits(*c.port_fraction * 100) + " % of the port speed (" +
+                  three_digits(*v.port_gbps) + " Gb/s)";
       }
       out.push_back(std::move(v));
     }

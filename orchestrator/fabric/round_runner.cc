@@ -23,13 +23,13 @@ struct ServerSlot {
   std::string error;  // why its flows cannot run
 };
 
-std::vector<Child*> processes(std::map<std::string, ServerSlot>& servers,
-                              std::vector<std::unique_ptr<Job>>& clients) {
-  std::vector<Child*> all;
+std::vector<Job*> jobs_of(std::map<std::string, ServerSlot>& servers,
+                          std::vector<std::unique_ptr<Job>>& clients) {
+  std::vector<Job*> all;
   for (auto& [name, s] : servers)
-    if (s.job) all.push_back(&s.job->process());
+    if (s.job) all.push_back(s.job.get());
   for (auto& c : clients)
-    if (c) all.push_back(&c->process());
+    if (c) all.push_back(c.get());
   return all;
 }
 
@@ -82,7 +82,7 @@ void await_ready_lines(std::map<std::string, ServerSlot>& servers, const RoundCo
         s.endpoint = server_endpoint(ready, s.connect_address, name);
         s.ready = s.endpoint.error.empty();
         if (!s.ready) s.error = s.endpoint.error;
-      } else if (!s.job->running() && s.job->process().output_closed()) {
+      } else if (!s.job->running() && s.job->output_closed()) {
         // (Exited, and its output read to the end: a ready line printed just before the exit
         // is not missed.)
         s.error = server_exit_reason(*s.job, name);
@@ -100,7 +100,7 @@ void await_ready_lines(std::map<std::string, ServerSlot>& servers, const RoundCo
       break;
     }
     std::vector<std::unique_ptr<Job>> none;
-    pump(processes(servers, none), 100);
+    pump_jobs(jobs_of(servers, none), 100);
   }
 }
 
@@ -152,7 +152,7 @@ void await_clients(std::map<std::string, ServerSlot>& servers,
         if (clients[i] && clients[i]->running() && failed[i].empty()) failed[i] = why;
       break;
     }
-    pump(processes(servers, clients), 100);
+    pump_jobs(jobs_of(servers, clients), 100);
   }
 }
 
@@ -163,9 +163,9 @@ void finish_round(std::map<std::string, ServerSlot>& servers,
                   Clock::time_point deadline) {
   for (int i = 0; i < 50 && !ctx.stop.load(); ++i) {
     bool open = false;
-    for (auto& c : clients) open = open || (c && !c->process().output_closed());
+    for (auto& c : clients) open = open || (c && !c->output_closed());
     if (!open) break;
-    pump(processes(servers, clients), 100);
+    pump_jobs(jobs_of(servers, clients), 100);
   }
   const auto server_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
   while (!ctx.stop.load()) {
@@ -173,7 +173,7 @@ void finish_round(std::map<std::string, ServerSlot>& servers,
     for (auto& [name, s] : servers) running = running || (s.job && s.job->running());
     if (!running || Clock::now() >= server_deadline) break;
     std::vector<std::unique_ptr<Job>> none;
-    pump(processes(servers, none), 100);
+    pump_jobs(jobs_of(servers, none), 100);
   }
   std::vector<Job*> jobs;
   for (auto& c : clients) jobs.push_back(c.get());

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "base/number_text.h"
 #include "model/workload.h"
 
 namespace rdmabench {
@@ -17,12 +18,6 @@ nlohmann::ordered_json spread(std::vector<double> x) {
   const size_t n = x.size();
   const double median = n % 2 == 1 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
   return {{"min", x.front()}, {"median", median}, {"max", x.back()}};
-}
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
 }
 
 }  // namespace
@@ -129,13 +124,13 @@ std::string round_line(const nlohmann::ordered_json& record, size_t rounds) {
                      std::to_string(record["failed"].get<size_t>()) + " failed";
   for (const auto& s : record["sizes"]) {
     line += "; " + format_size(s["size"].get<uint64_t>()) + ": total " +
-            number(s["total_gbps"].get<double>()) + " Gb/s, flows " +
-            number(s["gbps"]["min"].get<double>()) + "/" +
-            number(s["gbps"]["median"].get<double>()) + "/" +
-            number(s["gbps"]["max"].get<double>()) + " (min/median/max)";
-    if (!s["jain"].is_null()) line += ", fairness " + number(s["jain"].get<double>());
+            three_digits(s["total_gbps"].get<double>()) + " Gb/s, flows " +
+            three_digits(s["gbps"]["min"].get<double>()) + "/" +
+            three_digits(s["gbps"]["median"].get<double>()) + "/" +
+            three_digits(s["gbps"]["max"].get<double>()) + " (min/median/max)";
+    if (!s["jain"].is_null()) line += ", fairness " + three_digits(s["jain"].get<double>());
     if (s.contains("p50_ns"))
-      line += ", p50 " + number(s["p50_ns"]["median"].get<double>() / 1000) + " us (median)";
+      line += ", p50 " + three_digits(s["p50_ns"]["median"].get<double>() / 1000) + " us (median)";
     if (s.contains("overlap"))
       line += ", overlap " + std::to_string(std::lround(s["overlap"].get<double>() * 100)) + " %";
   }

@@ -66,13 +66,13 @@ Endpoint server_endpoint(const nlohmann::json& ready, const std::string& connect
 }
 
 std::string server_exit_reason(Job& server, const std::string& host) {
-  return with_reason("the server on " + host + " exited before it was ready (" +
-                         server.process().status_text() + ")",
-                     server.err());
+  return with_reason(
+      "the server on " + host + " exited before it was ready (" + server.status_text() + ")",
+      server.err());
 }
 
 std::string judge_client(Job& client, const std::string& host, nlohmann::json& doc) {
-  const std::string status = client.process().status_text();
+  const std::string status = client.status_text();
   doc = nlohmann::json::parse(client.out(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     doc = nullptr;
@@ -84,7 +84,7 @@ std::string judge_client(Job& client, const std::string& host, nlohmann::json& d
   } catch (const ConfigError& e) {
     return std::string("the client's result document is invalid: ") + e.what();
   }
-  if (client.process().status() != 0) return "the client on " + host + " failed (" + status + ")";
+  if (client.status() != 0) return "the client on " + host + " failed (" + status + ")";
   return "";
 }
 

@@ -1,5 +1,6 @@
 #include "orchestrator/launch/launcher.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -29,7 +30,7 @@ std::string trim(std::string s) {
 
 // ---- local -----------------------------------------------------------------------------------
 
-class LocalJob : public Job {
+class LocalJob : public ProcessJob {
  public:
   explicit LocalJob(std::unique_ptr<Child> c) { child_ = std::move(c); }
   std::optional<long> group() const override { return child_->pid(); }
@@ -56,6 +57,14 @@ class LocalLauncher : public Launcher {
     o.extra_env = {"RDMABENCH_TOKEN=" + token};
     return std::make_unique<LocalJob>(Child::spawn(o));
   }
+  std::unique_ptr<ProcessJob> start_agent(const std::vector<std::string>& argv,
+                                          const std::string& token) override {
+    SpawnOptions o;
+    o.argv = argv;
+    o.extra_env = {"RDMABENCH_TOKEN=" + token};
+    o.pipe_stdin = true;
+    return std::make_unique<LocalJob>(Child::spawn(o));
+  }
   std::string describe() const override {
     return "this machine: each command runs directly (fork + exec, no shell) in its own process "
            "group, with RDMABENCH_TOKEN=<token> in its environment";
@@ -72,7 +81,7 @@ class LocalLauncher : public Launcher {
 
 class SshLauncher;
 
-class SshJob : public Job {
+class SshJob : public ProcessJob {
  public:
   SshJob(std::unique_ptr<Child> c, SshLauncher& l) : launcher_(l) { child_ = std::move(c); }
   ~SshJob() override { stop(); }
@@ -176,6 +185,18 @@ class SshLauncher : public Launcher {
     return job;
   }
 
+  std::unique_ptr<ProcessJob> start_agent(const std::vector<std::string>& argv,
+                                          const std::string& token) override {
+    SpawnOptions o;
+    o.argv = ssh_argv(false);
+    o.argv.push_back("exec setsid -w sh -c " + shell_quote(remote_agent_script()) +
+                     " rdmabench-agent " + shell_join(argv));
+    o.pipe_stdin = true;
+    auto job = std::make_unique<SshJob>(Child::spawn(o), *this);
+    job->process().write_stdin(token + "\n");  // the wrapper reads it; the rest is the agent's
+    return job;
+  }
+
   std::string describe() const override {
     std::vector<std::string> master = ssh_argv(true);
     return "ssh\n    connection (once): " + shell_join(master) +
@@ -221,26 +242,44 @@ void SshJob::stop() {
 
 }  // namespace
 
+void pump_jobs(const std::vector<Job*>& jobs, int timeout_ms) {
+  std::vector<Child*> children;
+  std::vector<JobSource*> sources;
+  for (Job* j : jobs) {
+    if (j == nullptr) continue;
+    if (Child* c = j->child()) children.push_back(c);
+    if (JobSource* s = j->source();
+        s && std::find(sources.begin(), sources.end(), s) == sources.end())
+      sources.push_back(s);
+  }
+  if (sources.empty()) {
+    pump(children, timeout_ms);
+    return;
+  }
+  if (!children.empty()) pump(children, 0);
+  // (One source in practice: every host of a fabric runs an agent of the same controller.)
+  for (JobSource* s : sources) s->pump(sources.size() == 1 ? timeout_ms : timeout_ms / 4);
+}
+
 void stop_all(const std::vector<Job*>& jobs, double grace_s) {
   using Clock = std::chrono::steady_clock;
-  std::vector<Child*> children;
+  std::vector<Job*> live;
   for (Job* j : jobs)
     if (j != nullptr) {
       j->begin_stop();
-      children.push_back(&j->process());
+      live.push_back(j);
     }
   const auto deadline = Clock::now() + std::chrono::duration<double>(grace_s);
   for (;;) {
     bool running = false;
-    for (Child* c : children) running = running || c->running();
+    for (Job* j : live) running = running || j->running();
     if (!running || Clock::now() >= deadline) break;
-    pump(children, 100);
+    pump_jobs(live, 100);
   }
-  for (Job* j : jobs)
-    if (j != nullptr) j->stop();
+  for (Job* j : live) j->stop();
 }
 
-std::string Job::err() const {
+std::string ProcessJob::err() const {
   return without_tagged_line(without_tagged_line(child_->err(), kPgidTag), kStepTag);
 }
 
@@ -285,6 +324,20 @@ const std::string& remote_job_script() {
       "exec 3<&- </dev/null\n"
       "exec \"$@\"\n";
   return kScript;
+}
+
+const std::string& remote_agent_script() {
+  static const std::string kScript =
+      "IFS= read -r RDMABENCH_TOKEN || exit 125\n"
+      "export RDMABENCH_TOKEN\n"
+      "echo \"RDMABENCH_PGID $$\" >&2\n"
+      "exec \"$@\"\n";
+  return kScript;
+}
+
+std::unique_ptr<ProcessJob> Launcher::start_agent(const std::vector<std::string>& /*argv*/,
+                                                  const std::string& /*token*/) {
+  throw Error(std::string("agents are not started through the ") + kind() + " launcher");
 }
 
 std::string remote_job_command(const std::vector<std::string>& argv) {

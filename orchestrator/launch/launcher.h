@@ -23,15 +23,21 @@
 
 namespace rdmabench {
 
-// A started long-running command (rdmabench server or client).
+// A started long-running command (rdmabench server or client): a process here (local, ssh,
+// srun: ProcessJob) or a session an agent runs on its host (orchestrator/agent/).
 class Job {
  public:
   virtual ~Job() = default;
-  Child& process() { return *child_; }
-  bool running() { return child_->running(); }
-  const std::string& out() const { return child_->out(); }
+  // True while it runs (reaps it when it exited).
+  virtual bool running() = 0;
+  virtual const std::string& out() const = 0;
   // stderr of the command, without the wrapper's own line (ssh, slurm).
-  std::string err() const;
+  virtual std::string err() const = 0;
+  // True once its output was read to the end.
+  virtual bool output_closed() const = 0;
+  // After it exited: the exit code, or 128 + the signal number; and as text.
+  virtual int status() const = 0;
+  virtual std::string status_text() const = 0;
   // The remote process group, once known (ssh: from the wrapper's line; local: the child).
   virtual std::optional<long> group() const { return std::nullopt; }
   // The Slurm job step ("JOB.STEP") the command runs as, once known (slurm launcher); "" else.
@@ -44,10 +50,41 @@ class Job {
   // The first, non-blocking step of stop(): asks the command to end (ssh: end of file on the
   // remote wrapper's stdin, whose watchdog kills the group there; local: SIGTERM to the group).
   virtual void begin_stop() = 0;
+  // What pump_jobs() waits on: the local process whose pipes carry its output, or else the
+  // source that delivers it (an agent connection set).
+  virtual Child* child() { return nullptr; }
+  virtual class JobSource* source() { return nullptr; }
+
+ protected:
+  std::optional<long> reported_pid_;
+};
+
+// Where jobs that are not processes here get their news from (orchestrator/agent/).
+class JobSource {
+ public:
+  virtual ~JobSource() = default;
+  // Waits up to `timeout_ms` for news, and takes it in.
+  virtual void pump(int timeout_ms) = 0;
+};
+
+// Waits up to `timeout_ms` for output from any of `jobs` and takes it in (null entries are
+// ignored).
+void pump_jobs(const std::vector<Job*>& jobs, int timeout_ms);
+
+// A job that is a process here (its output through pipes).
+class ProcessJob : public Job {
+ public:
+  Child& process() { return *child_; }
+  bool running() override { return child_->running(); }
+  const std::string& out() const override { return child_->out(); }
+  std::string err() const override;
+  bool output_closed() const override { return child_->output_closed(); }
+  int status() const override { return child_->status(); }
+  std::string status_text() const override { return child_->status_text(); }
+  Child* child() override { return child_.get(); }
 
  protected:
   std::unique_ptr<Child> child_;
-  std::optional<long> reported_pid_;
 };
 
 // Stops many jobs at once (a round's, on Ctrl-C or a timeout): asks every one to end, waits
@@ -70,6 +107,11 @@ class Launcher {
   // Starts `argv` there in its own process group, with RDMABENCH_TOKEN=token in its environment.
   virtual std::unique_ptr<Job> start(const std::vector<std::string>& argv,
                                      const std::string& token) = 0;
+  // Starts `argv` (`rdmabench agent`) there with its stdin and stdout as the control connection
+  // (orchestrator/agent/) and RDMABENCH_TOKEN=token in its environment. local and ssh; throws
+  // Error for the others.
+  virtual std::unique_ptr<ProcessJob> start_agent(const std::vector<std::string>& argv,
+                                                  const std::string& token);
   // For --dry-run: how this launcher runs a job (header), and the command of one job.
   virtual std::string describe() const = 0;
   virtual std::string describe_start(const std::vector<std::string>& argv) const = 0;
@@ -94,6 +136,9 @@ std::string without_tagged_line(std::string err, std::string_view tag);
 
 // The wrapper run by `sh -c` on the remote side for start() (exposed for tests and the README).
 const std::string& remote_job_script();
+// The one for start_agent(): the token line, then the agent with the rest of stdin (the control
+// connection); the agent itself ends at its end of file.
+const std::string& remote_agent_script();
 // The remote command string of start() for `argv` (what ssh sends).
 std::string remote_job_command(const std::vector<std::string>& argv);
 

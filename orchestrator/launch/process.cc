@@ -276,9 +276,13 @@ void Child::terminate(double grace_s) {
   pump({this}, 0);
 }
 
-void pump(const std::vector<Child*>& children, int timeout_ms) {
+bool pump(const std::vector<Child*>& children, int timeout_ms, int extra_fd) {
   std::vector<pollfd> fds;
   std::vector<std::pair<Child*, bool>> owners;  // child, is stdout
+  if (extra_fd >= 0) {
+    fds.push_back({extra_fd, POLLIN, 0});
+    owners.emplace_back(nullptr, false);
+  }
   for (Child* c : children) {
     if (c == nullptr) continue;
     if (c->out_fd_ >= 0) {
@@ -290,13 +294,16 @@ void pump(const std::vector<Child*>& children, int timeout_ms) {
       owners.emplace_back(c, false);
     }
   }
+  bool extra = false;
   if (fds.empty()) {
     if (timeout_ms > 0) ::poll(nullptr, 0, timeout_ms);
   } else if (::poll(fds.data(), fds.size(), timeout_ms) > 0) {
     for (size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
       Child* c = owners[i].first;
-      if (owners[i].second) {
+      if (c == nullptr) {
+        extra = true;
+      } else if (owners[i].second) {
         c->read_fd(c->out_fd_, c->out_);
       } else {
         c->read_fd(c->err_fd_, c->err_);
@@ -305,6 +312,7 @@ void pump(const std::vector<Child*>& children, int timeout_ms) {
   }
   for (Child* c : children)
     if (c != nullptr) c->running();
+  return extra;
 }
 
 CommandOutput run_command(const SpawnOptions& opt, double timeout_s) {

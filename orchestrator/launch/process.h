@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rdmabench {
@@ -41,6 +42,10 @@ class Child {
 
   const std::string& out() const { return out_; }
   const std::string& err() const { return err_; }
+  // What was read so far, handed over and forgotten (a long-lived child's output, consumed as
+  // it comes: an agent's messages).
+  std::string take_out() { return std::exchange(out_, {}); }
+  std::string take_err() { return std::exchange(err_, {}); }
   // True once both pipes reached end of file (or were never pipes).
   bool output_closed() const { return out_fd_ < 0 && err_fd_ < 0; }
 
@@ -48,7 +53,7 @@ class Child {
   // SIGTERM to the group, up to `grace_s` for it to exit, then SIGKILL; reaps.
   void terminate(double grace_s);
 
-  friend void pump(const std::vector<Child*>& children, int timeout_ms);
+  friend bool pump(const std::vector<Child*>& children, int timeout_ms, int extra_fd);
 
  private:
   Child() = default;
@@ -62,8 +67,12 @@ class Child {
 };
 
 // Waits up to `timeout_ms` for output from any of `children`, reads what is there and reaps
-// the ones that exited. Null entries are ignored.
-void pump(const std::vector<Child*>& children, int timeout_ms);
+// the ones that exited. Null entries are ignored. With `extra_fd` >= 0, it is waited on too and
+// the result says whether it is readable (or closed): nothing is read from it.
+bool pump(const std::vector<Child*>& children, int timeout_ms, int extra_fd);
+inline void pump(const std::vector<Child*>& children, int timeout_ms) {
+  pump(children, timeout_ms, -1);
+}
 
 // Runs argv to completion (or kills it after `timeout_s`): {status, stdout, stderr}.
 struct CommandOutput {

@@ -18,7 +18,7 @@ std::vector<std::string> step_argv(const SlurmSettings& s, const std::string& no
   return a;
 }
 
-class SlurmJob : public Job {
+class SlurmJob : public ProcessJob {
  public:
   SlurmJob(std::unique_ptr<Child> c, SlurmSettings s) : s_(std::move(s)) { child_ = std::move(c); }
   ~SlurmJob() override { stop(); }

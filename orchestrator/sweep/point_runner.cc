@@ -77,11 +77,11 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
   }
   nlohmann::json ready;
   for (;;) {
-    pump({&server->process()}, 100);
+    pump_jobs({server.get()}, 100);
     ready = find_ready(server->out());
     if (!ready.is_null()) break;
     if (!server->running()) {
-      pump({&server->process()}, 200);
+      pump_jobs({server.get()}, 200);
       ready = find_ready(server->out());
       if (!ready.is_null()) break;
       return finish(false, server_exit_reason(*server, sh));
@@ -104,7 +104,7 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
     return finish(false, "cannot start the client on " + ch + ": " + e.what());
   }
   for (;;) {
-    pump({&server->process(), &client->process()}, 100);
+    pump_jobs({server.get(), client.get()}, 100);
     if (!client->running()) break;
     if (ctx.stop.load()) return finish(false, "interrupted");
     if (timed_out())
@@ -112,11 +112,10 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
                                ch + " was still running)");
   }
   // The rest of its output (bounded: a leftover holding the pipe must not stall us).
-  for (int i = 0; i < 50 && !client->process().output_closed(); ++i)
-    pump({&client->process()}, 100);
+  for (int i = 0; i < 50 && !client->output_closed(); ++i) pump_jobs({client.get()}, 100);
   // The server (--once) exits after its session.
   const auto server_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
-  while (server->running() && Clock::now() < server_deadline) pump({&server->process()}, 100);
+  while (server->running() && Clock::now() < server_deadline) pump_jobs({server.get()}, 100);
 
   const std::string why = judge_client(*client, ch, o.document);
   return finish(why.empty(), why);

@@ -21,6 +21,7 @@
 #include "base/temp_dir.h"
 #include "base/utc_time.h"
 #include "model/result.h"
+#include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/campaign/point_id.h"
 #include "orchestrator/fabric/fabric_run.h"
@@ -362,6 +363,31 @@ void leave_out_failed_hosts(Sweep& s, IndexWriter& writer) {
   s.todo = std::move(runnable);
 }
 
+// A fabric's agents (orchestrator/agent/agent_hub.h): one per machine that passed its check,
+// started together (bounded fan-out) and greeted; a host whose agent does not come up is left
+// out as one that failed its check. The Slurm launcher starts no agents yet: its rounds launch
+// each flow as a step (nullptr).
+std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::ostream& err) {
+  if (!s.c.fabric) return nullptr;
+  std::map<std::string, AgentHub::Host> hosts;
+  for (const FabricHost& fh : s.c.fabric->hosts) {
+    if (s.bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0) continue;
+    Launcher* l = s.launchers.at(fh.spec.host).get();
+    if (std::string_view(l->kind()) == "slurm") return nullptr;
+    hosts.try_emplace(fh.spec.host, AgentHub::Host{l, fh.spec.rdmabench});
+  }
+  auto hub = std::make_unique<AgentHub>(token, AgentHubSettings{});
+  for (const auto& [host, why] : hub->start(hosts)) {
+    err << "rdmabench: the agent on " << host << " did not start: " << why << "\n";
+    for (const FabricHost& fh : s.c.fabric->hosts)
+      if (fh.spec.host == host) {
+        s.bad_paths[{host, fh.spec.rdmabench}] = "its agent did not start: " + why;
+        err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
+      }
+  }
+  return hub;
+}
+
 // What the run step uses beyond the sweep's state; run_sweep keeps them alive to the summary.
 struct RunTools {
   const std::string& token;
@@ -369,6 +395,7 @@ struct RunTools {
   const std::atomic<bool>& halted;
   PointRecorder& recorder;
   IndexWriter& writer;
+  AgentHub* agents = nullptr;  // a fabric's (its rounds run through them), or none
 };
 
 // Run: a fabric's rounds (fabric_sweep.h), or the matrix's points (matrix_sweep.h).
@@ -382,7 +409,12 @@ void run_points(Sweep& s, const RunTools& t, std::ostream& out) {
     return;
   }
   std::map<std::string, Launcher*> by_host;
-  for (auto& [h, l] : s.launchers) by_host[h] = l.get();
+  std::vector<std::unique_ptr<Launcher>> through_agents;
+  for (auto& [h, l] : s.launchers) {
+    by_host[h] = l.get();
+    if (t.agents != nullptr && t.agents->has(h))
+      by_host[h] = through_agents.emplace_back(t.agents->launcher(h)).get();
+  }
   const FabricSweepOutcome f = run_fabric_sweep(
       s.todo, FabricSweepContext{s.c, s.x, s.dir, by_host, s.host_cpus, s.host_clocks, t.token,
                                  t.halted, t.recorder, t.writer, t.progress, out});
@@ -467,14 +499,16 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
 
   IndexWriter writer(s.index_path);
   record_skipped(s, writer);
-  leave_out_failed_hosts(s, writer);
   const std::string token = c.token.empty() ? random_token() : c.token;
+  std::unique_ptr<AgentHub> agents = start_agents(s, token, err);
+  leave_out_failed_hosts(s, writer);
   Progress progress(err, stderr_is_terminal(), s.todo.size());
   SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());
   // A failed point may be the allocation's end: asked at once, before anything more starts.
   PointRecorder recorder(c, s.dir, writer, progress, [&halt] { halt.check_now(); });
-  run_points(s, RunTools{token, progress, halt.flag(), recorder, writer}, out);
+  run_points(s, RunTools{token, progress, halt.flag(), recorder, writer, agents.get()}, out);
   progress.close();
+  agents.reset();  // bye: every agent ends its sessions and exits
   disconnect_all(s);
   return print_summary(s, writer, halt, stop, out, err);
 }

@@ -203,7 +203,7 @@ TEST_F(FakeSlurm, StepGetsTheTokenInItsEnvironmentAndStopsByScancel) {
   EXPECT_STREQ(l->kind(), "slurm");
   auto job = l->start({"sh", "-c", "echo ready; echo oops >&2; exec sleep 60"}, "t0k3n");
   for (int i = 0; i < 100 && (job->out().empty() || job->step().empty()); ++i)
-    pump({&job->process()}, 100);
+    pump_jobs({job.get()}, 100);
   EXPECT_EQ(job->out(), "ready\n");
   EXPECT_EQ(job->step(), "42.7");
   const std::string args = read(dir_ + "/srun.args");
@@ -219,7 +219,7 @@ TEST_F(FakeSlurm, StepGetsTheTokenInItsEnvironmentAndStopsByScancel) {
   EXPECT_EQ(read(dir_ + "/scancel.args"), "--quiet 42.7\n");
   EXPECT_EQ(job->err(), "oops\n");  // without the wrapper's step line
   // Ended by the scancel (SIGTERM here), not by the fallback's SIGKILL.
-  EXPECT_EQ(job->process().status(), 128 + 15);
+  EXPECT_EQ(job->status(), 128 + 15);
 }
 
 TEST_F(FakeSlurm, ShortCommandsAreStepsToo) {
