@@ -25,7 +25,7 @@
 namespace rdmabench {
 namespace {
 
-class FakeJob : public Job {
+class FakeJob : public ProcessJob {
  public:
   explicit FakeJob(std::unique_ptr<Child> c) { child_ = std::move(c); }
   std::optional<long> group() const override { return child_->pid(); }

@@ -26,8 +26,8 @@ class Connection {
     ::fcntl(in_, F_SETFL, ::fcntl(in_, F_GETFL) | O_NONBLOCK);
   }
   // False when the controller is gone.
-  bool send(const nlohmann::json& msg) {
-    const std::string f = encode_message(msg);
+  bool send(const nlohmann::json& msg) { return send_frames(encode_message(msg)); }
+  bool send_frames(const std::string& f) {
     size_t done = 0;
     while (done < f.size()) {
       const ssize_t n = ::write(out_, f.data() + done, f.size() - done);
@@ -57,21 +57,23 @@ class Connection {
   int in_, out_;
 };
 
-nlohmann::json event_message(const SessionEvent& e) {
-  switch (e.kind) {
-    case SessionEvent::Kind::out:
-      return {{"type", kOut}, {"job", e.job}, {"data", e.data}};
-    case SessionEvent::Kind::err:
-      return {{"type", kErr}, {"job", e.job}, {"data", e.data}};
-    case SessionEvent::Kind::exit:
-      break;
-  }
-  return {{"type", kExit}, {"job", e.job}, {"status", e.status}, {"status_text", e.status_text}};
+// A session's news: its output (a message, then the bytes in a raw frame), or its exit.
+std::string event_frames(const SessionEvent& e) {
+  if (e.kind == SessionEvent::Kind::exit)
+    return encode_message(
+        {{"type", kExit}, {"job", e.job}, {"status", e.status}, {"status_text", e.status_text}});
+  const char* type = e.kind == SessionEvent::Kind::out ? kOut : kErr;
+  return encode_message({{"type", type}, {"job", e.job}, {"bytes", e.data.size()}}) +
+         encode_raw(e.data);
 }
 
 // A session the agent will not run: its refusal as the session's stderr, and its exit.
 bool refuse_job(Connection& c, uint64_t job, const std::string& why) {
-  return c.send({{"type", kErr}, {"job", job}, {"data", "rdmabench agent: " + why + "\n"}}) &&
+  SessionEvent err;
+  err.job = job;
+  err.kind = SessionEvent::Kind::err;
+  err.data = "rdmabench agent: " + why + "\n";
+  return c.send_frames(event_frames(err)) &&
          c.send({{"type", kExit}, {"job", job}, {"status", 2}, {"status_text", "refused"}});
 }
 
@@ -93,7 +95,8 @@ class Agent {
       const bool readable = sessions_.wait(static_cast<int>(std::max<int64_t>(0, wait.count())),
                                            conn_.in_fd(), events);
       for (const SessionEvent& e : events)
-        if (!conn_.send(event_message(e))) return finish(1, "the controller's connection broke");
+        if (!conn_.send_frames(event_frames(e)))
+          return finish(1, "the controller's connection broke");
       if (readable) {
         const bool open = conn_.read();
         Outcome o = Outcome::go_on;

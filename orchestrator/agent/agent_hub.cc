@@ -11,6 +11,16 @@ namespace rdmabench {
 using Clock = std::chrono::steady_clock;
 namespace proto = agent;
 
+namespace {
+
+AgentJob* job_of(const std::map<uint64_t, AgentJob*>& jobs, const nlohmann::json& m) {
+  if (!m.contains("job") || !m["job"].is_number_unsigned()) return nullptr;
+  auto it = jobs.find(m["job"].get<uint64_t>());
+  return it == jobs.end() ? nullptr : it->second;
+}
+
+}  // namespace
+
 struct AgentHub::Agent {
   std::string host;
   std::unique_ptr<ProcessJob> launch;  // the process running the agent (ssh, or local)
@@ -22,6 +32,7 @@ struct AgentHub::Agent {
   Clock::time_point launched, last_heard;
   std::string err_tail;  // the launch's stderr (the last few KiB), for reasons
   std::map<uint64_t, AgentJob*> jobs;
+  nlohmann::json data_for;  // an out or err message whose raw frame is still to come
 };
 
 AgentHub::AgentHub(std::string token, AgentHubSettings s) : token_(std::move(token)), s_(s) {}
@@ -110,6 +121,13 @@ nlohmann::json AgentHub::hello(const std::string& host) const {
   return it == agents_.end() ? nlohmann::json() : it->second->hello;
 }
 
+std::map<std::string, std::string> AgentHub::lost_after_hello() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [host, a] : agents_)
+    if (a->greeted && !a->lost.empty()) out[host] = a->lost;
+  return out;
+}
+
 std::string AgentHub::lost(const std::string& host) const {
   auto it = agents_.find(host);
   if (it == agents_.end()) return "no agent was started there";
@@ -146,22 +164,23 @@ void AgentHub::take_in(Agent& a) {
   a.reader.feed(bytes);
   a.last_heard = Clock::now();
   try {
-    for (nlohmann::json m = a.reader.next(); !m.is_null() && a.lost.empty(); m = a.reader.next())
+    while (a.lost.empty()) {
+      if (!a.data_for.is_null()) {
+        std::optional<std::string> bytes = a.reader.next_raw();
+        if (!bytes) break;
+        if (AgentJob* j = job_of(a.jobs, a.data_for))
+          a.data_for["type"] == proto::kOut ? j->append_out(*bytes) : j->append_err(*bytes);
+        a.data_for = nullptr;
+        continue;
+      }
+      nlohmann::json m = a.reader.next();
+      if (m.is_null()) break;
       handle(a, m);
+    }
   } catch (const Error& e) {
     lose(a, std::string("it broke the protocol: ") + e.what());
   }
 }
-
-namespace {
-
-AgentJob* job_of(const std::map<uint64_t, AgentJob*>& jobs, const nlohmann::json& m) {
-  if (!m.contains("job") || !m["job"].is_number_unsigned()) return nullptr;
-  auto it = jobs.find(m["job"].get<uint64_t>());
-  return it == jobs.end() ? nullptr : it->second;
-}
-
-}  // namespace
 
 void AgentHub::handle(Agent& a, const nlohmann::json& m) {
   const std::string type = m.value("type", "");
@@ -189,10 +208,7 @@ void AgentHub::handle(Agent& a, const nlohmann::json& m) {
       lose(a, "it sent '" + type + "' before its hello");
     }
   } else if (type == proto::kOut || type == proto::kErr) {
-    if (AgentJob* j = job_of(a.jobs, m)) {
-      const std::string data = m.value("data", "");
-      type == proto::kOut ? j->append_out(data) : j->append_err(data);
-    }
+    a.data_for = m;  // its bytes: the next frame, raw
   } else if (type == proto::kExit) {
     if (AgentJob* j = job_of(a.jobs, m)) {
       a.jobs.erase(m["job"].get<uint64_t>());

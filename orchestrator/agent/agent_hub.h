@@ -13,12 +13,19 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/agent/agent_protocol.h"
 #include "orchestrator/launch/launcher.h"
 
 namespace rdmabench {
+
+// Whether `l` starts agents (local and ssh; under Slurm each server and client is still a step).
+inline bool starts_agents(const Launcher& l) {
+  const std::string_view kind = l.kind();
+  return kind == "local" || kind == "ssh";
+}
 
 struct AgentHubSettings {
   double hello_timeout_s = 30;      // from an agent's launch to its hello
@@ -48,6 +55,8 @@ class AgentHub : public JobSource {
   std::unique_ptr<Launcher> launcher(const std::string& host);
   // The agent's hello (host, version, pid, cpus); null when it has none.
   nlohmann::json hello(const std::string& host) const;
+  // The hosts whose agent came up and was lost later, with the reason.
+  std::map<std::string, std::string> lost_after_hello() const;
   // Why the agent on `host` is lost; "" while it is up.
   std::string lost(const std::string& host) const;
 

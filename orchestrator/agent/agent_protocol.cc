@@ -72,6 +72,34 @@ std::string encode_message(const nlohmann::json& msg) {
   return std::string(reinterpret_cast<const char*>(h.data()), h.size()) + payload;
 }
 
+std::string encode_raw(const std::string& bytes) {
+  if (bytes.size() > kMaxMessageBytes)
+    throw Error("agent data frame too large: " + std::to_string(bytes.size()) + " bytes");
+  std::array<uint8_t, kFrameHeaderBytes> h{};
+  encode_frame_header(static_cast<uint32_t>(bytes.size()), h);
+  return std::string(reinterpret_cast<const char*>(h.data()), h.size()) + bytes;
+}
+
+std::optional<std::string> FrameReader::next_raw() {
+  if (buffered() < kFrameHeaderBytes) return std::nullopt;
+  std::array<uint8_t, kFrameHeaderBytes> h{};
+  std::copy_n(reinterpret_cast<const uint8_t*>(buf_.data() + pos_), h.size(), h.begin());
+  const uint32_t len = decode_frame_header(h);
+  if (buffered() < kFrameHeaderBytes + len) return std::nullopt;
+  std::string out = buf_.substr(pos_ + kFrameHeaderBytes, len);
+  pos_ += kFrameHeaderBytes + len;
+  compact();
+  return out;
+}
+
+void FrameReader::compact() {
+  // Forget what was consumed once it is most of the buffer (a long-lived connection).
+  if (pos_ > 65536 && pos_ * 2 > buf_.size()) {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+}
+
 nlohmann::json FrameReader::next() {
   if (buffered() < kFrameHeaderBytes) return nullptr;
   std::array<uint8_t, kFrameHeaderBytes> h{};
@@ -81,11 +109,7 @@ nlohmann::json FrameReader::next() {
   const auto* p = reinterpret_cast<const uint8_t*>(buf_.data() + pos_ + kFrameHeaderBytes);
   nlohmann::json msg = decode_payload(std::span<const uint8_t>(p, len));
   pos_ += kFrameHeaderBytes + len;
-  // Forget what was consumed once it is most of the buffer (a long-lived connection).
-  if (pos_ > 65536 && pos_ * 2 > buf_.size()) {
-    buf_.erase(0, pos_);
-    pos_ = 0;
-  }
+  compact();
   return msg;
 }
 

@@ -9,7 +9,9 @@
 //   controller -> agent   auth {nonce, proof}                 proof = HMAC(token, "controller" ...)
 //   agent -> controller   hello {proof, host, version, pid, cpus}   or error {code "refused"}
 //   controller -> agent   start {job, argv}                   argv: "server"|"client" and options
-//   agent -> controller   out {job, data} | err {job, data} | exit {job, status, status_text}
+//   agent -> controller   out {job, bytes} | err {job, bytes} (each followed by one raw frame:
+//                         the session's output, not escaped into JSON) | exit {job, status,
+//                         status_text}
 //   controller -> agent   stop {job} | time {seq} | bye {}
 //   agent -> controller   time {seq, t} | heartbeat {}
 //
@@ -18,6 +20,7 @@
 // side). Nothing the agent receives names a program or a path: it runs its own binary's `server`
 // or `client` only, and refuses every option that takes a file.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,6 +55,8 @@ std::string session_argv_problem(const std::vector<std::string>& argv,
 
 // The frame of one message (header + compact JSON; invalid UTF-8 in strings replaced).
 std::string encode_message(const nlohmann::json& msg);
+// A raw frame: the same header, then `bytes` as they are (what follows an out or err message).
+std::string encode_raw(const std::string& bytes);
 
 // Cuts complete messages off the front of a byte stream. Throws PeerError on a bad frame.
 class FrameReader {
@@ -59,9 +64,12 @@ class FrameReader {
   void feed(const std::string& bytes) { buf_ += bytes; }
   // The next complete message, or null when it is not all there yet.
   nlohmann::json next();
+  // The next complete frame's payload as it is (a raw frame), or nullopt when not all there.
+  std::optional<std::string> next_raw();
   size_t buffered() const { return buf_.size() - pos_; }
 
  private:
+  void compact();
   std::string buf_;
   size_t pos_ = 0;
 };

@@ -49,6 +49,7 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
     }
   }
   run.rounds = rounds.size();
+  run.pattern = fabric_pattern_name(f.pattern.kind);
   // A flow of the campaign's plan -> the round it runs in now (a split may have moved it).
   std::map<std::pair<std::string, std::string>, std::pair<uint32_t, Flow>> where;
   for (const Round& r : rounds)
@@ -59,21 +60,26 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
   for (const Point* p : todo) {
     const std::string planned = unsplit_label(f.rounds.at(*p->round).label);
     const auto& [index, flow] = where.at({planned, c.pair_name(p->pair)});
-    const Round& r = rounds[index];
     const std::string key =
         std::to_string(p->repetition) + "\n" + std::to_string(index) + "\n" + p->values().dump();
     auto [it, fresh] = group_of.emplace(key, run.groups.size());
     if (fresh) run.groups.emplace_back();
-    nlohmann::json fields = {{"pattern", fabric_pattern_name(f.pattern.kind)},
-                             {"round", r.label},
-                             {"round_index", r.index},
-                             {"flows_in_round", r.flows.size()},
-                             {"server", f.hosts[flow.server].name},
-                             {"client", f.hosts[flow.client].name}};
     run.groups[it->second].members.push_back(
-        {p, f.hosts[flow.server].name, nlohmann::json{{"fabric", fields}}});
+        {p, f.hosts[flow.server].name, f.hosts[flow.client].name, index});
   }
+  run.round_plan = std::move(rounds);
   return run;
+}
+
+nlohmann::json FabricRun::fields(const Member& m) const {
+  const Round& r = round_plan.at(m.round);
+  return {{"fabric",
+           {{"pattern", pattern},
+            {"round", r.label},
+            {"round_index", r.index},
+            {"flows_in_round", r.flows.size()},
+            {"server", m.server_name},
+            {"client", m.client_name}}}};
 }
 
 }  // namespace rdmabench

@@ -16,7 +16,8 @@ struct FabricRun {
   struct Member {
     const Point* point = nullptr;
     std::string server_name;  // the fabric host that serves it
-    nlohmann::json fields;    // {"fabric": {pattern, round, round_index, flows_in_round, ...}}
+    std::string client_name;
+    uint32_t round = 0;  // its round in `round_plan`
   };
   struct Group {
     std::vector<Member> members;  // one round's flows, run at once
@@ -24,6 +25,12 @@ struct FabricRun {
   std::vector<Group> groups;
   size_t rounds = 0;  // rounds in the plan as run (after the cap's split)
   std::string note;   // the cap applied, for the sweep's output
+  std::string pattern;
+  std::vector<Round> round_plan;  // the rounds as run
+  // A member's fabric fields for its result document: {"fabric": {pattern, round, round_index,
+  // flows_in_round, server, client}} (built when it is recorded: a 1,000-host pairwise plan has
+  // a million members).
+  nlohmann::json fields(const Member& m) const;
 };
 
 // --resume in a fabric: a round runs whole, so that a flow is measured again under the load its

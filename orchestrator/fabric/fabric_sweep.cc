@@ -110,19 +110,19 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
     for (size_t i = 0; i < g.members.size(); ++i) {
       bool ok = false;
       try {
-        ok = ctx.recorder.record(*g.members[i].point, outcomes[i], g.members[i].fields);
+        ok = ctx.recorder.record(*g.members[i].point, outcomes[i], run.fields(g.members[i]));
       } catch (const std::exception& e) {
         ctx.progress.note(std::string("rdmabench: error: ") + e.what());
       }
       ++result.finished;
       if (!ok) ++result.failed;
-      const nlohmann::json& f = g.members[i].fields["fabric"];
+      const FabricRun::Member& m = g.members[i];
       const auto clock = ctx.host_clocks.find(c.pair(g.members[i].point->pair).client.host);
       const ClockOffset offset = clock != ctx.host_clocks.end() ? clock->second : ClockOffset{};
-      results.push_back({f["server"], f["client"], ok ? outcomes[i].document : nullptr,
+      results.push_back({m.server_name, m.client_name, ok ? outcomes[i].document : nullptr,
                          offset.offset_s, offset.uncertainty_s});
     }
-    const nlohmann::json& first = g.members.front().fields["fabric"];
+    const nlohmann::json first = run.fields(g.members.front())["fabric"];
     const nlohmann::ordered_json summary =
         round_record(first["round"], first["round_index"], g.members.front().point->repetition,
                      g.members.front().point->values(), results, utc_now());

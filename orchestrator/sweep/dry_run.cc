@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "model/workload_fields.h"
+#include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/shell_quote.h"
 #include "orchestrator/launch/slurm_launcher.h"
@@ -65,7 +66,8 @@ void print_fabric(std::ostream& out, const FabricSpec& f) {
 
 // The wrapper scripts the launchers run the commands in (ssh's, slurm's), line by line.
 void print_wrappers(std::ostream& out,
-                    const std::map<std::string, std::unique_ptr<Launcher>>& launchers) {
+                    const std::map<std::string, std::unique_ptr<Launcher>>& launchers,
+                    bool agents) {
   auto print_wrapper = [&out](const char* title, const std::string& w) {
     out << "  " << title << ":\n";
     size_t start = 0;
@@ -83,6 +85,18 @@ void print_wrappers(std::ostream& out,
   }
   if (any_ssh) print_wrapper("WRAPPER (run by sh on the remote side)", remote_job_script());
   if (any_slurm) print_wrapper("WRAPPER (run by sh in the step)", slurm_step_script());
+  if (any_ssh && agents)
+    print_wrapper("AGENT WRAPPER (run by sh on the remote side, for `rdmabench agent`)",
+                  remote_agent_script());
+}
+
+// A fabric over ssh or local launchers runs its rounds through one agent per host.
+bool uses_agents(const Campaign& c,
+                 const std::map<std::string, std::unique_ptr<Launcher>>& launchers) {
+  if (!c.fabric) return false;
+  for (const auto& [host, l] : launchers)
+    if (!starts_agents(*l)) return false;
+  return true;
 }
 
 }  // namespace
@@ -111,7 +125,12 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
         << ", " << c.allocation->nodes.size() << " node(s))\n";
   out << "hosts:\n";
   for (const auto& [host, l] : launchers) out << "  " << host << ": " << l->describe() << "\n";
-  print_wrappers(out, launchers);
+  const bool agents = uses_agents(c, launchers);
+  if (agents)
+    out << "agents: one `rdmabench agent` per host for the whole campaign, started that way after "
+           "the host checks (its stdin/stdout: the control connection); the servers and clients "
+           "below run as its sessions\n";
+  print_wrappers(out, launchers, agents);
   out << "points:\n";
   // A point's commands; a fabric's flows of one combination differ only in their hosts, so a
   // fabric shows them for the first flow of each combination and every point on one line.

@@ -144,6 +144,7 @@ struct Sweep {
   size_t finished = 0, failed = 0;  // points run now, and those of them that failed
   size_t left_out = 0;              // a fabric's points left out with their hosts (failed)
   size_t bad_links = 0;             // a fabric's link measurements judged bad
+  std::map<std::string, std::string> lost_agents;  // hosts whose agent was lost mid-campaign
 };
 
 // Hosts and how they are used.
@@ -373,7 +374,7 @@ std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::
   for (const FabricHost& fh : s.c.fabric->hosts) {
     if (s.bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0) continue;
     Launcher* l = s.launchers.at(fh.spec.host).get();
-    if (std::string_view(l->kind()) == "slurm") return nullptr;
+    if (!starts_agents(*l)) return nullptr;
     hosts.try_emplace(fh.spec.host, AgentHub::Host{l, fh.spec.rdmabench});
   }
   auto hub = std::make_unique<AgentHub>(token, AgentHubSettings{});
@@ -459,6 +460,11 @@ int print_summary(const Sweep& s, IndexWriter& writer, const SweepHalt& halt,
         << s.opt.campaign_file << " --out " << s.dir << " --resume" << std::endl;
     return 130;
   }
+  // A lost host fails its flows from then on: status 1, before 6 (a bad link is a verdict on
+  // a campaign whose every point ran).
+  for (const auto& [host, why] : s.lost_agents)
+    err << "rdmabench: host " << host << " was lost mid-campaign (its agent: " << why
+        << "); its later flows failed, the other hosts went on" << std::endl;
   if (s.failed + s.left_out != 0) {
     err << "rdmabench: " << s.failed + s.left_out << " point(s) failed (see " << s.index_path
         << "); rerun them with --resume" << std::endl;
@@ -508,6 +514,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   PointRecorder recorder(c, s.dir, writer, progress, [&halt] { halt.check_now(); });
   run_points(s, RunTools{token, progress, halt.flag(), recorder, writer, agents.get()}, out);
   progress.close();
+  if (agents) s.lost_agents = agents->lost_after_hello();
   agents.reset();  // bye: every agent ends its sessions and exits
   disconnect_all(s);
   return print_summary(s, writer, halt, stop, out, err);

@@ -17,7 +17,11 @@
 #   4. a host that cannot be reached (rb-host9: no such guest) among the incast's clients: it is
 #      named and left out with its link, the other two flows run and pass; the sweep exits 1.
 #   5. SIGINT while a round's flows run on all four guests: the sweep exits 130, with the hint to
-#      --resume, and no rdmabench process (server or client) is left on any guest.
+#      --resume, and no rdmabench process (server, client or agent) is left on any guest.
+#   6. the controller SIGKILLed while a round runs: 5 s later no rdmabench process is left on any
+#      guest (each agent's input ended: it stopped its sessions and exited).
+#   7. the agent on rb-host4 SIGKILLed during the first round: rb-host4's flows fail ("was lost"),
+#      the six links among the others run, the sweep names the lost host and exits 1.
 #   6. the slurm launcher on the Slurm cluster in the same guests (`fabric up 4 --slurm`):
 #      slurm_sweep_test.sh.
 # RDMABENCH_KEEP_FABRIC_RESULTS=DIR keeps the pairwise and incast folders (DIR/p, DIR/i).
@@ -82,10 +86,10 @@ for i, h in enumerate(c["fabric"]["hosts"], 1):
 # quarter of the best as long as the best exceeds 0.008 Gb/s.
 c["fabric"]["verdicts"] = {"bw_fraction": 0.25}
 # The rounds' flows must measure together (windows overlapping by 90 % at least):
-# - No client may miss the synchronised start: on the emulated guests a client takes 3-5 s from
+# - No client may miss the synchronised start: launched through ssh, a client took 3-5 s from
 #   its launch to its start on a busy host (ssh, loading the binary over 9p, the session's
-#   setup), beyond the default 3 s start delay; a late one measured up to 0.7 s after its
-#   partner (overlaps of 88 %). 10 s leaves room for a loaded host.
+#   setup). Started by its host's agent it takes about 1 s (with 10 s, the flows waited
+#   8.9-9.3 s for their start); 5 s leaves room for a host loaded by CI's background builds.
 # - A flow's window begins once its warm-up's posted writes have completed, tx_depth x 4 KiB
 #   after the warm-up's end at the link's rate: with the default depth of 128 (512 KiB) that
 #   was 0.2-0.4 s at the testbed's 0.01-0.03 Gb/s (overlaps of 89 %) and 4 s on a 1 Mbit/s
@@ -96,7 +100,7 @@ c["fabric"]["verdicts"] = {"bw_fraction": 0.25}
 # one by one), and the ACK timeout is 4.096 us x 2^18 = 1.07 s: the queue behind the planted
 # limit (at most 8 writes, 33 KB with their headers: 0.13 s at 2 Mbit/s) drains well within it,
 # so RC does not retransmit there.
-c["fabric"]["start_delay_s"] = 10
+c["fabric"]["start_delay_s"] = 5
 c["matrix"] = {"op": "write", "mode": "bw", "sizes": [[4096]], "duration_s": 5, "warmup_s": 0.5,
                "tx_depth": 8, "signal_every": 1, "qp_timeout": 18, "verify": True,
                "timeout_s": 60}
@@ -238,6 +242,64 @@ for n in 1 2 3 4; do
     [ -z "$left" ] || fail "left running on rb-host$n after SIGINT: $left"
 done
 grep -q -- "--resume" "$WORK/int.err" || fail "no hint to --resume"
+
+# A round's sessions run on every guest (each under its host's agent).
+sessions_everywhere() {
+    local n
+    for n in 1 2 3 4; do
+        [ -n "$(rssh "rb-host$n" "pgrep -f 'rdmabench (server|client) '")" ] || return 1
+    done
+}
+await_sessions_everywhere() {  # PID: the sweep
+    local deadline=$((SECONDS + 300))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        sessions_everywhere && return 0
+        kill -0 "$1" 2>/dev/null || return 1
+        sleep 1
+    done
+    return 1
+}
+
+step "6. the controller SIGKILLed mid-round: within 5 s no rdmabench process is left on any guest"
+"$BIN" sweep "$WORK/int.json" --out "$WORK/kill" >"$WORK/kill.out" 2>"$WORK/kill.err" &
+pid=$!
+await_sessions_everywhere "$pid" || { show "$WORK/kill.out" "$WORK/kill.err"; fail "the first round did not start on all four guests"; }
+kill -KILL "$pid"
+killed_at=$SECONDS
+wait "$pid" 2>/dev/null || true
+sleep 5
+# (Each guest asked at once: four ssh round trips in a row may take seconds on a loaded host;
+# what is left at 5 s is there when they look.)
+for n in 1 2 3 4; do rssh "rb-host$n" "pgrep -ax rdmabench" >"$WORK/left.$n" & done
+wait
+for n in 1 2 3 4; do
+    [ ! -s "$WORK/left.$n" ] || fail "left on rb-host$n $((SECONDS - killed_at)) s after the controller's SIGKILL: $(cat "$WORK/left.$n")"
+done
+
+step "7. an agent killed mid-campaign: its host's flows fail with the reason, the others finish, exit 1"
+campaign "$WORK/lost.json" 'c["matrix"]["duration_s"] = 3
+c["fabric"]["start_delay_s"] = 4' || fail "cannot write the campaign that loses an agent"
+"$BIN" sweep "$WORK/lost.json" --out "$WORK/lost" >"$WORK/lost.out" 2>"$WORK/lost.err" &
+pid=$!
+await_sessions_everywhere "$pid" || { show "$WORK/lost.out" "$WORK/lost.err"; fail "the first round did not start on all four guests"; }
+rssh rb-host4 "pkill -KILL -f 'rdmabench agent'" || fail "no agent to kill on rb-host4"
+timeout 600 tail --pid="$pid" -f /dev/null || fail "the sweep did not end within 600 s of the agent's loss"
+rc=0
+wait "$pid" || rc=$?
+show "$WORK/lost.out" "$WORK/lost.err"
+[ "$rc" = 1 ] || fail "expected exit status 1 (a host was lost: its flows failed), got $rc"
+grep -q 'host rb-host4 was lost mid-campaign' "$WORK/lost.err" || fail "the lost host is not named"
+python3 - "$WORK/lost/index.jsonl" <<'PY' || fail "the lost host's flows, or only they, did not fail"
+import json, sys
+points = [json.loads(l) for l in open(sys.argv[1]) if '"point_id"' in l]
+bad = [p for p in points if p["status"] != "ok"]
+good = [p for p in points if p["status"] == "ok"]
+assert len(points) == 12, len(points)
+assert all("rb-host4" in p["host_pair"] for p in bad), [p["host_pair"] for p in bad]
+assert all("rb-host4" not in p["host_pair"] for p in good), [p["host_pair"] for p in good]
+assert len(good) == 6, len(good)  # every link between the three others, both ways
+assert any("was lost" in p.get("error", "") for p in bad), [p.get("error") for p in bad]
+PY
 
 "$(dirname "$0")/slurm_sweep_test.sh" "$BIN" "$CHECK" "$WORK" || exit 1
 

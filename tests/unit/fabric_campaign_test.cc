@@ -196,16 +196,16 @@ TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
   EXPECT_NE(run.note.find("no host told its CPUs"), std::string::npos) << run.note;
   for (const auto& m : run.groups[0].members) {
     EXPECT_EQ(m.server_name, "a");
-    EXPECT_EQ(m.fields["fabric"]["round"], "incast 3->host0");
-    EXPECT_EQ(m.fields["fabric"]["flows_in_round"], 3);
-    EXPECT_EQ(m.fields["fabric"]["pattern"], "incast");
-    EXPECT_EQ(m.fields["fabric"]["server"], "a");
+    EXPECT_EQ(run.fields(m)["fabric"]["round"], "incast 3->host0");
+    EXPECT_EQ(run.fields(m)["fabric"]["flows_in_round"], 3);
+    EXPECT_EQ(run.fields(m)["fabric"]["pattern"], "incast");
+    EXPECT_EQ(run.fields(m)["fabric"]["server"], "a");
   }
   // "auto" with 2 CPUs on one host: 1 flow per host, so the round runs as 3 parts.
   run = plan_fabric_run(c, todo, {{"a", 8}, {"b", 2}, {"c", 16}});
   ASSERT_EQ(run.groups.size(), 6u);
   EXPECT_EQ(run.note, "max flows per host: auto = 1 (the fewest CPUs, b: 2 CPUs, minus one)");
-  EXPECT_EQ(run.groups[1].members.at(0).fields["fabric"]["round"], "incast 3->host0 part 2/3");
+  EXPECT_EQ(run.fields(run.groups[1].members.at(0))["fabric"]["round"], "incast 3->host0 part 2/3");
   // Same points, same ids: the split only regroups them.
   size_t members = 0;
   for (const auto& g : run.groups) members += g.members.size();

@@ -1,0 +1,153 @@
+// The 1,000-agent simulation (issue 33, item 5): the real controller — AgentHub starting and
+// greeting the agents through the local launcher, the real round runner driving each round
+// through them — against N stand-in agents on this machine (agent_standin.cc: the real agent
+// loop over a stand-in data plane that answers each flow with a result document at once). A
+// pairwise campaign over N hosts: its plan and points as `sweep` builds them, then its first
+// ROUNDS rounds (N/2 flows each). Prints one table row (bench/README.md "1,000 agents"):
+//
+//   rdmabench_agent_scale STANDIN N ROUNDS
+//
+// greet_s: launch + challenge/auth/hello of all N; round_ms: wall per round (the stand-in's
+// flows take no time: all of it is overhead), cpu_ms: the controller's CPU per round (its
+// children excluded); rss: the controller's peak and one agent's RSS at the first round and at
+// the end (flat = no growth per round); fds: the controller's and that agent's open files.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "orchestrator/agent/agent_hub.h"
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_run.h"
+#include "orchestrator/fabric/round_runner.h"
+
+namespace rdmabench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// A /proc/PID/status field in KiB (VmRSS, VmHWM).
+long status_kib(long pid, const std::string& field) {
+  std::ifstream in("/proc/" + (pid == 0 ? std::string("self") : std::to_string(pid)) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field + ":", 0) == 0)
+      return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
+  return -1;
+}
+
+long open_fds(long pid) {
+  std::error_code ec;
+  long n = 0;
+  for (auto it = std::filesystem::directory_iterator(
+           "/proc/" + (pid == 0 ? std::string("self") : std::to_string(pid)) + "/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++n;
+  return n;
+}
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int run(const std::string& standin, int hosts, int rounds) {
+  nlohmann::json names = nlohmann::json::array();
+  for (int i = 0; i < hosts; ++i) names.push_back({{"host", "h" + std::to_string(i)}});
+  const nlohmann::json j = {{"name", "agent-scale"},
+                            {"fabric", {{"hosts", names}, {"pattern", {{"pattern", "pairwise"}}}}},
+                            {"matrix", {{"op", "write"}, {"sizes", {{65536}}}, {"duration_s", 1}}}};
+  const auto t_plan = Clock::now();
+  const Campaign c = parse_campaign(j, "/tmp", standin);
+  const Expansion x = expand(c);
+  std::vector<const Point*> todo;
+  for (const Point& p : x.points) todo.push_back(&p);
+  const long expanded_kib = status_kib(0, "VmRSS");
+  const FabricRun plan = plan_fabric_run(c, todo, {});
+  const double plan_s = since(t_plan);
+  std::fprintf(stderr, "RSS after the expansion %.0f MiB, after the plan %.0f MiB\n",
+               expanded_kib / 1024.0, status_kib(0, "VmRSS") / 1024.0);
+  if (rounds == 0) return 0;
+
+  std::unique_ptr<Launcher> local = make_local_launcher();
+  std::map<std::string, AgentHub::Host> where;
+  for (const FabricHost& h : c.fabric->hosts) where[h.spec.host] = {local.get(), standin};
+  AgentHub hub("scale-token", AgentHubSettings{60, 30, 64});
+  const auto t_greet = Clock::now();
+  const auto failed = hub.start(where);
+  const double greet_s = since(t_greet);
+  if (!failed.empty()) {
+    std::cerr << failed.size() << " agent(s) did not start; first: " << failed.begin()->first
+              << ": " << failed.begin()->second << "\n";
+    return 1;
+  }
+  std::map<std::string, std::unique_ptr<Launcher>> owned;
+  std::map<std::string, Launcher*> launchers;
+  for (const auto& [host, h] : where) launchers[host] = (owned[host] = hub.launcher(host)).get();
+  const long agent_pid = hub.hello("h0")["pid"].get<long>();
+
+  std::atomic<bool> stop{false};
+  const RoundContext ctx{launchers, "scale-token", 120, stop};
+  double wall = 0, worst = 0, cpu = 0;
+  long agent_rss_first = 0, agent_fds_first = 0;
+  size_t flows = 0, ok = 0;
+  std::string first_error;
+  const int n = std::min<int>(rounds, static_cast<int>(plan.groups.size()));
+  for (int r = 0; r < n; ++r) {
+    std::vector<RoundFlow> round;
+    for (const FabricRun::Member& m : plan.groups[r].members)
+      round.push_back({m.point, c.pair(m.point->pair), m.server_name});
+    const double cpu0 = cpu_seconds();
+    const auto t0 = Clock::now();
+    const std::vector<PointOutcome> out = run_round(round, ctx);
+    const double w = since(t0);
+    cpu += cpu_seconds() - cpu0;
+    wall += w;
+    worst = std::max(worst, w);
+    flows += out.size();
+    for (const PointOutcome& o : out) {
+      ok += o.ok ? 1 : 0;
+      if (!o.ok && first_error.empty()) first_error = o.error;
+    }
+    if (r == 0) {
+      agent_rss_first = status_kib(agent_pid, "VmRSS");
+      agent_fds_first = open_fds(agent_pid);
+    }
+  }
+  std::printf(
+      "| %d | %.1f s, %zu rounds | %.1f s | %d | %.1f ms (max %.1f) | %.1f ms | "
+      "%.0f MiB | %.1f -> %.1f MiB | %ld | %ld -> %ld | %.0f s |\n",
+      hosts, plan_s, plan.groups.size(), greet_s, n, 1000 * wall / n, 1000 * worst, 1000 * cpu / n,
+      status_kib(0, "VmHWM") / 1024.0, agent_rss_first / 1024.0,
+      status_kib(agent_pid, "VmRSS") / 1024.0, open_fds(0), agent_fds_first, open_fds(agent_pid),
+      wall / n * static_cast<double>(plan.groups.size()));
+  if (ok != flows) {
+    std::cerr << flows - ok << " of " << flows << " flows failed; first: " << first_error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace rdmabench
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: rdmabench_agent_scale STANDIN N ROUNDS\n";
+    return 2;
+  }
+  return rdmabench::run(argv[1], std::atoi(argv[2]), std::atoi(argv[3]));
+}
