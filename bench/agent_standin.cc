@@ -26,7 +26,8 @@ double wall_now() {
 
 class StandinSessions : public LocalSessions {
  public:
-  StandinSessions(std::string doc, double flow_s) : doc_(std::move(doc)), flow_s_(flow_s) {}
+  StandinSessions(const std::string& doc, double flow_s)
+      : doc_(nlohmann::json::parse(doc)), flow_s_(flow_s) {}
 
   void start(uint64_t job, const std::vector<std::string>& argv, const std::string&) override {
     if (argv[0] == "server") {
@@ -36,10 +37,16 @@ class StandinSessions : public LocalSessions {
                        std::to_string(::getpid()) + ",\"version\":\"0\"}\n"};
       return;
     }
-    double at = wall_now();
+    const double now = wall_now();
+    double at = now;
     for (size_t i = 0; i + 1 < argv.size(); ++i)
-      if (argv[i] == "--start-at") at = std::max(at, std::strtod(argv[i + 1].c_str(), nullptr));
-    due_[job] = {at + flow_s_, doc_};
+      if (argv[i] == "--start-at") at = std::strtod(argv[i + 1].c_str(), nullptr);
+    // What a client says of its start (the controller's automatic start delay reads it).
+    nlohmann::json doc = doc_;
+    doc["setup"]["start"] = {{"at_unix_s", at},
+                             {"waited_s", std::max(0.0, at - now)},
+                             {"late_s", std::max(0.0, now - at)}};
+    due_[job] = {std::max(now, at) + flow_s_, doc.dump() + "\n"};
   }
   void stop(uint64_t job) override {
     if (due_.erase(job) != 0) stopped_.push_back(job);
@@ -82,7 +89,7 @@ class StandinSessions : public LocalSessions {
     double at = 0;
     std::string out;
   };
-  std::string doc_;
+  nlohmann::json doc_;
   double flow_s_;
   std::map<uint64_t, Due> due_;
   std::vector<uint64_t> stopped_;

@@ -97,6 +97,8 @@ class Agent {
       for (const SessionEvent& e : events)
         if (!conn_.send_frames(event_frames(e)))
           return finish(1, "the controller's connection broke");
+      // Anything sent says the agent is alive: the heartbeat is due a quiet interval later.
+      if (!events.empty()) next_beat = beat_after_now();
       if (readable) {
         const bool open = conn_.read();
         Outcome o = Outcome::go_on;
@@ -115,13 +117,17 @@ class Agent {
       if (Clock::now() >= next_beat) {
         if (authenticated_ && !conn_.send({{"type", kHeartbeat}}))
           return finish(1, "the controller's connection broke");
-        next_beat = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(opt_.heartbeat_s));
+        next_beat = beat_after_now();
       }
     }
   }
 
  private:
+  Clock::time_point beat_after_now() const {
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(opt_.heartbeat_s));
+  }
+
   int finish(int status, const std::string& why) {
     if (!why.empty()) log_ << "rdmabench agent: " << why << "\n";
     sessions_.stop_all();

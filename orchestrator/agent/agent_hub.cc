@@ -1,5 +1,7 @@
 #include "orchestrator/agent/agent_hub.h"
 
+#include <poll.h>
+
 #include <algorithm>
 
 #include "base/error.h"
@@ -66,7 +68,7 @@ void AgentHub::send(Agent& a, const nlohmann::json& m) {
 
 void AgentHub::lose(Agent& a, const std::string& why) {
   if (!a.lost.empty()) return;
-  std::string tail = a.err_tail;
+  std::string tail = without_tagged_line(a.err_tail, kPgidTag);
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   a.lost = why + (tail.empty() ? "" : " (its stderr: " + tail + ")");
   for (auto& [id, j] : a.jobs) {
@@ -135,16 +137,42 @@ std::string AgentHub::lost(const std::string& host) const {
 }
 
 void AgentHub::pump(int timeout_ms) {
-  std::vector<Child*> children;
-  for (auto& [host, a] : agents_)
-    if (a->launch) children.push_back(&a->launch->process());
-  rdmabench::pump(children, timeout_ms);
-  const auto now = Clock::now();
+  // One poll over every agent's pipes; only the agents with news are read (a thousand agents
+  // send a thousand heartbeats a second: each wake-up must not cost a pass over all of them).
+  std::vector<pollfd> fds;
+  std::vector<Agent*> owner;
+  fds.reserve(2 * agents_.size());
+  owner.reserve(2 * agents_.size());
   for (auto& [host, a] : agents_) {
     if (!a->launch) continue;
-    take_in(*a);
-    if (!a->lost.empty()) continue;
+    for (const int fd : {a->launch->process().out_fd(), a->launch->process().err_fd()})
+      if (fd >= 0) {
+        fds.push_back({fd, POLLIN, 0});
+        owner.push_back(a.get());
+      }
+  }
+  const int n = fds.empty() ? (timeout_ms > 0 ? ::poll(nullptr, 0, timeout_ms), 0 : 0)
+                            : ::poll(fds.data(), fds.size(), timeout_ms);
+  bool hung_up = false;
+  for (size_t i = 0; n > 0 && i < fds.size(); ++i) {
+    if (fds[i].revents == 0) continue;
+    hung_up = hung_up || (fds[i].revents & (POLLHUP | POLLERR)) != 0;
+    Agent& a = *owner[i];
+    a.launch->process().read_available();
+    take_in(a);
+  }
+  // Exits and silences: when a pipe closed, and once a second.
+  const auto now = Clock::now();
+  if (!hung_up && now - last_sweep_ < std::chrono::seconds(1)) return;
+  last_sweep_ = now;
+  for (auto& [host, a] : agents_) {
+    if (!a->launch) continue;
+    if (!a->lost.empty()) {
+      a->launch->running();  // reaped once it ends
+      continue;
+    }
     if (!a->launch->running() && a->launch->output_closed()) {
+      take_in(*a);
       lose(*a, "its launch ended (" + a->launch->status_text() + ")");
     } else if (a->greeted &&
                now - a->last_heard > std::chrono::duration<double>(s_.heartbeat_timeout_s)) {

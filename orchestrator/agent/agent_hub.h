@@ -80,6 +80,7 @@ class AgentHub : public JobSource {
   AgentHubSettings s_;
   std::map<std::string, std::unique_ptr<Agent>> agents_;
   uint64_t next_job_ = 1;
+  std::chrono::steady_clock::time_point last_sweep_{};  // the last check of exits and silences
 };
 
 // A session an agent runs; its output and exit arrive through the hub.

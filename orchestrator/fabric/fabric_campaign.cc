@@ -223,10 +223,10 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
       pattern_path);
   if (auto it = j.find("verdicts"); it != j.end())
     f.verdicts = parse_verdict_criteria(*it, path + "/verdicts");
-  if (auto it = j.find("start_delay_s"); it != j.end()) {
+  if (auto it = j.find("start_delay_s"); it != j.end() && *it != "auto") {
     if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= kMaxStartDelayS))
       throw ConfigError(path + "/start_delay_s", brief_json(*it),
-                        "seconds from 0 (each client starts once connected) to " +
+                        "\"auto\" or seconds from 0 (each client starts once connected) to " +
                             std::to_string(static_cast<int>(kMaxStartDelayS)));
     f.start_delay_s = it->get<double>();
   }

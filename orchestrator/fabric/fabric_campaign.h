@@ -59,8 +59,9 @@ struct FabricSpec {
   VerdictCriteria verdicts;                    // "verdicts" (fabric_verdicts.h)
   // "start_delay_s": a round's clients start measuring this long after they are launched, all
   // at the same moment (client --start-at, corrected by each host's clock offset); 0: each as
-  // soon as it is connected.
-  double start_delay_s = 3;
+  // soon as it is connected. nullopt: "auto" (the default), from what the rounds measure
+  // (start_delay.h).
+  std::optional<double> start_delay_s;
 };
 inline constexpr double kMaxStartDelayS = 60;
 

@@ -9,6 +9,7 @@
 #include "orchestrator/fabric/fabric_verdicts.h"
 #include "orchestrator/fabric/round_runner.h"
 #include "orchestrator/fabric/round_summary.h"
+#include "orchestrator/fabric/start_delay.h"
 #include "orchestrator/sweep/point_runner.h"
 
 namespace rdmabench {
@@ -96,6 +97,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   FabricSweepOutcome result;
   const FabricRun run = plan_fabric_run(c, todo, ctx.host_cpus);
   if (!run.note.empty()) ctx.out << run.note << std::endl;
+  StartDelay start_delay(c.fabric->start_delay_s);
   for (const FabricRun::Group& g : run.groups) {
     if (ctx.stop.load()) break;
     std::vector<RoundFlow> flows;
@@ -103,9 +105,11 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
       flows.push_back({m.point, c.pair(m.point->pair), m.server_name});
       ctx.progress.started(m.point->id);
     }
-    const std::vector<PointOutcome> outcomes =
-        run_round(flows, RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop,
-                                      c.fabric->start_delay_s, &ctx.host_clocks});
+    const double delay = start_delay.next();
+    const std::vector<PointOutcome> outcomes = run_round(
+        flows,
+        RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop, delay, &ctx.host_clocks});
+    start_delay.observe(delay, outcomes);
     std::vector<RoundFlowResult> results;
     for (size_t i = 0; i < g.members.size(); ++i) {
       bool ok = false;

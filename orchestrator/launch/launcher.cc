@@ -14,8 +14,6 @@
 namespace rdmabench {
 namespace {
 
-constexpr const char* kPgidTag = "RDMABENCH_PGID ";
-
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;

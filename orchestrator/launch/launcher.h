@@ -126,6 +126,8 @@ struct SshSettings {
 };
 std::unique_ptr<Launcher> make_ssh_launcher(const std::string& host, const SshSettings& s);
 
+// The line the ssh wrappers print first on stderr: "RDMABENCH_PGID <group>".
+inline constexpr std::string_view kPgidTag = "RDMABENCH_PGID ";
 // The line a Slurm step's wrapper prints first on stderr: "RDMABENCH_STEP <job>.<step>".
 inline constexpr std::string_view kStepTag = "RDMABENCH_STEP ";
 

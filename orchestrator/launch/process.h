@@ -46,6 +46,14 @@ class Child {
   // it comes: an agent's messages).
   std::string take_out() { return std::exchange(out_, {}); }
   std::string take_err() { return std::exchange(err_, {}); }
+  // For a caller's own poll loop (many children): the output pipes (-1 once closed), and reading
+  // whatever both hold now.
+  int out_fd() const { return out_fd_; }
+  int err_fd() const { return err_fd_; }
+  void read_available() {
+    if (out_fd_ >= 0) read_fd(out_fd_, out_);
+    if (err_fd_ >= 0) read_fd(err_fd_, err_);
+  }
   // True once both pipes reached end of file (or were never pipes).
   bool output_closed() const { return out_fd_ < 0 && err_fd_ < 0; }
 

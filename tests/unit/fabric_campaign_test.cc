@@ -18,6 +18,7 @@
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/round_summary.h"
+#include "orchestrator/fabric/start_delay.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/sweep/dry_run.h"
@@ -56,7 +57,11 @@ TEST(FabricCampaign, PairwiseExpandsToEveryLinkOncePerCombination) {
   EXPECT_EQ(c.fabric->rounds.size(), 6u);  // 3 rounds, then the same swapped
   EXPECT_EQ(c.pair_count(), 12u);          // every ordered pair of 4 hosts: a link each
   EXPECT_EQ(c.flow_count(), 12u);
-  EXPECT_EQ(c.fabric->start_delay_s, 3.0);  // the synchronised start's default
+  EXPECT_FALSE(c.fabric->start_delay_s);  // the synchronised start's default: "auto"
+  EXPECT_FALSE(parse(fabric_campaign({{"hosts", four_hosts()},
+                                      {"pattern", {{"pattern", "pairwise"}}},
+                                      {"start_delay_s", "auto"}}))
+                   .fabric->start_delay_s);
   EXPECT_EQ(parse(fabric_campaign({{"hosts", four_hosts()},
                                    {"pattern", {{"pattern", "pairwise"}}},
                                    {"start_delay_s", 0.5}}))
@@ -389,13 +394,46 @@ TEST(FabricCampaign, ErrorsNameTheJsonPath) {
       "/fabric/max_flows_per_host");
   expect_error(fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}, {"colour", 1}}),
                "/fabric/colour");
-  for (const json& bad : {json(-1), json(61), json("3")})
+  for (const json& bad : {json(-1), json(61), json("3"), json("Auto")})
     expect_error(
         fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}, {"start_delay_s", bad}}),
         "/fabric/start_delay_s");
   json both = fabric_campaign({{"hosts", {"a", "b"}}, {"pattern", pattern}});
   both["hosts"] = json::array();
   expect_error(both, "/hosts");
+}
+
+}  // namespace
+}  // namespace rdmabench
+
+namespace rdmabench {
+namespace {
+
+PointOutcome started(double waited, double late) {
+  PointOutcome o;
+  o.document = {{"setup", {{"start", {{"waited_s", waited}, {"late_s", late}}}}}};
+  return o;
+}
+
+TEST(StartDelay, AutoFollowsWhatTheRoundsNeeded) {
+  StartDelay fixed(0.5);
+  fixed.observe(0.5, {started(0, 2)});
+  EXPECT_EQ(fixed.next(), 0.5);  // a number is used as it is
+
+  StartDelay d(std::nullopt);
+  EXPECT_EQ(d.next(), StartDelay::kFirst);
+  d.observe(3, {PointOutcome{}});  // nothing measured: unchanged
+  EXPECT_EQ(d.next(), StartDelay::kFirst);
+  d.observe(3, {started(2.9, 0), started(2.5, 0)});  // the slowest needed 0.5 s
+  EXPECT_DOUBLE_EQ(d.next(), 2 * 0.5 + 0.05);
+  d.observe(1.05, {started(1.0, 0)});  // 0.05 s: the last three rounds' most still counts
+  EXPECT_DOUBLE_EQ(d.next(), 1.05);
+  d.observe(1.05, {started(0, 0.45)});  // a late client: it needed 1.5 s
+  EXPECT_DOUBLE_EQ(d.next(), 3.05);
+  for (int i = 0; i < 3; ++i) d.observe(0.1, {started(0.1, 0)});  // needs nothing: the floor
+  EXPECT_DOUBLE_EQ(d.next(), StartDelay::kMin);
+  d.observe(0.05, {started(0, 100)});
+  EXPECT_DOUBLE_EQ(d.next(), StartDelay::kMax);
 }
 
 }  // namespace
