@@ -1,8 +1,11 @@
 #include "orchestrator/agent/agent_hub.h"
 
 #include <poll.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "base/error.h"
 #include "orchestrator/launch/job_output.h"
@@ -92,7 +95,28 @@ void AgentHub::launch(const std::string& host, const Host& h) {
   agents_[host] = std::move(a);
 }
 
+namespace {
+
+// Each agent costs the controller three pipes' ends (its stdin, stdout, stderr), and the sweep
+// has its own files besides: the soft limit is raised as far as that needs (up to the hard one).
+void raise_open_file_limit(size_t agents) {
+  const rlim_t needed = static_cast<rlim_t>(3 * agents + 256);
+  rlimit l{};
+  if (::getrlimit(RLIMIT_NOFILE, &l) != 0 || l.rlim_cur >= needed) return;
+  if (l.rlim_max != RLIM_INFINITY && l.rlim_max < needed)
+    throw Error(std::to_string(agents) + " agents need about " + std::to_string(needed) +
+                " open files here, and the hard limit (ulimit -Hn) is " +
+                std::to_string(l.rlim_max) + ": raise it (limits.conf, systemd LimitNOFILE)");
+  l.rlim_cur = needed;
+  if (::setrlimit(RLIMIT_NOFILE, &l) != 0)
+    throw Error("cannot raise the open-file limit to " + std::to_string(needed) + ": " +
+                std::strerror(errno));
+}
+
+}  // namespace
+
 std::map<std::string, std::string> AgentHub::start(const std::map<std::string, Host>& hosts) {
+  raise_open_file_limit(agents_.size() + hosts.size());
   auto next = hosts.begin();
   const auto in_flight = [&] {
     size_t n = 0;

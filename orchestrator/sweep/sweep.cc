@@ -256,7 +256,9 @@ void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::
     std::string first_error;
     for (const auto& path : use.paths) {
       try {
-        check_host(l, path, c.connect_timeout_s + 5);
+        // (+20 s: the first run of a large binary from a network file system, the testbed's 9p
+        // or NFS, may take that long; an unreachable host fails at the connection.)
+        check_host(l, path, c.connect_timeout_s + 20);
         if (good.empty() || path == use.rdmabench) good = path;
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(mu);
