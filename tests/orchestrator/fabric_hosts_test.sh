@@ -313,4 +313,4 @@ PY
 
 "$(dirname "$0")/slurm_sweep_test.sh" "$BIN" "$CHECK" "$WORK" || exit 1
 
-echo "PASS: fabric over 4 guests: the planted bad link found alone, incast, an unreachable host left out, Ctrl-C; the slurm launcher" >&2
+echo "PASS: fabric over 4 guests through agents: the planted bad link found alone, incast, an unreachable host left out, Ctrl-C, the controller killed, an agent killed; the slurm launcher" >&2
