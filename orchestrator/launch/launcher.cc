@@ -50,18 +50,12 @@ class LocalLauncher : public Launcher {
   }
   std::unique_ptr<Job> start(const std::vector<std::string>& argv,
                              const std::string& token) override {
-    SpawnOptions o;
-    o.argv = argv;
-    o.extra_env = {"RDMABENCH_TOKEN=" + token};
-    return std::make_unique<LocalJob>(Child::spawn(o));
+    return spawn(argv, token, false);
   }
+  // An agent's stdin is its control connection: a pipe.
   std::unique_ptr<ProcessJob> start_agent(const std::vector<std::string>& argv,
                                           const std::string& token) override {
-    SpawnOptions o;
-    o.argv = argv;
-    o.extra_env = {"RDMABENCH_TOKEN=" + token};
-    o.pipe_stdin = true;
-    return std::make_unique<LocalJob>(Child::spawn(o));
+    return spawn(argv, token, true);
   }
   std::string describe() const override {
     return "this machine: each command runs directly (fork + exec, no shell) in its own process "
@@ -72,6 +66,15 @@ class LocalLauncher : public Launcher {
   }
 
  private:
+  static std::unique_ptr<ProcessJob> spawn(const std::vector<std::string>& argv,
+                                           const std::string& token, bool pipe_stdin) {
+    SpawnOptions o;
+    o.argv = argv;
+    o.extra_env = {"RDMABENCH_TOKEN=" + token};
+    o.pipe_stdin = pipe_stdin;
+    return std::make_unique<LocalJob>(Child::spawn(o));
+  }
+
   std::string host_ = "local";
 };
 
@@ -174,24 +177,25 @@ class SshLauncher : public Launcher {
 
   std::unique_ptr<Job> start(const std::vector<std::string>& argv,
                              const std::string& token) override {
-    SpawnOptions o;
-    o.argv = ssh_argv(false);
-    o.argv.push_back(remote_job_command(argv));
-    o.pipe_stdin = true;
-    auto job = std::make_unique<SshJob>(Child::spawn(o), *this);
-    job->process().write_stdin(token + "\n");  // the wrapper reads it; stdin stays open
-    return job;
+    return start_remote(remote_job_command(argv), token);  // stdin stays open: the watchdog's
   }
 
+  // The agent's wrapper hands it the rest of stdin: its control connection.
   std::unique_ptr<ProcessJob> start_agent(const std::vector<std::string>& argv,
                                           const std::string& token) override {
+    return start_remote("exec setsid -w sh -c " + shell_quote(remote_agent_script()) +
+                            " rdmabench-agent " + shell_join(argv),
+                        token);
+  }
+
+  // `command` through ssh, its stdin a pipe whose first line is the token (the wrapper reads it).
+  std::unique_ptr<ProcessJob> start_remote(const std::string& command, const std::string& token) {
     SpawnOptions o;
     o.argv = ssh_argv(false);
-    o.argv.push_back("exec setsid -w sh -c " + shell_quote(remote_agent_script()) +
-                     " rdmabench-agent " + shell_join(argv));
+    o.argv.push_back(command);
     o.pipe_stdin = true;
     auto job = std::make_unique<SshJob>(Child::spawn(o), *this);
-    job->process().write_stdin(token + "\n");  // the wrapper reads it; the rest is the agent's
+    job->process().write_stdin(token + "\n");
     return job;
   }
 
