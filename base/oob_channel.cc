@@ -241,7 +241,7 @@ OobChannel::Ready OobChannel::wait(std::chrono::milliseconds wait, const EventFd
   return {p[0].revents != 0, p[1].revents != 0};
 }
 
-OobListener::OobListener(const std::string& addr, uint16_t port) {
+OobListener::OobListener(const std::string& addr, uint16_t port, int backlog) {
   sockaddr_storage ss{};
   socklen_t len = 0;
   auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
@@ -273,7 +273,7 @@ OobListener::OobListener(const std::string& addr, uint16_t port) {
     fd_ = -1;
     throw_sys("bind", where, err);
   }
-  if (::listen(fd_, 16) != 0) {
+  if (::listen(fd_, backlog) != 0) {
     int err = errno;
     ::close(fd_);
     fd_ = -1;

@@ -82,8 +82,9 @@ class OobChannel {
 
 class OobListener {
  public:
-  // Binds addr:port (addr "" = all interfaces; port 0 = any). Throws SysError naming the address.
-  OobListener(const std::string& addr, uint16_t port);
+  // Binds addr:port (addr "" = all interfaces; port 0 = any), with room for `backlog`
+  // connections not yet accepted. Throws SysError naming the address.
+  OobListener(const std::string& addr, uint16_t port, int backlog = 16);
   OobListener(const OobListener&) = delete;
   OobListener& operator=(const OobListener&) = delete;
   ~OobListener();

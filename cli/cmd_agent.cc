@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <charconv>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <set>
 
 #include "base/error.h"
+#include "base/oob_channel.h"
 #include "base/version.h"
 #include "cli/exit_status.h"
 #include "orchestrator/agent/agent.h"
@@ -34,10 +38,30 @@ std::set<std::string> path_options(const CLI::App& root) {
   return out;
 }
 
+// The campaign's name for this host: the Slurm node's name in a step (what the sweep knows it
+// by), else the host name.
 std::string host_name() {
+  if (const char* node = std::getenv("SLURMD_NODENAME"); node != nullptr && *node != '\0')
+    return node;
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "";
   return buf;
+}
+
+// HOST:PORT ([V6]:PORT) dialled within 30 s (the sweep listens before it starts the step);
+// throws ConfigError or Error naming the address.
+OobChannel dial(const std::string& where) {
+  const auto bad = [&] { return ConfigError("--connect", where, "HOST:PORT, PORT 1-65535"); };
+  const size_t colon = where.rfind(':');
+  if (colon == std::string::npos || colon == 0) throw bad();
+  std::string host = where.substr(0, colon);
+  if (host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  unsigned port = 0;
+  const std::string p = where.substr(colon + 1);
+  const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
+  if (p.empty() || ec != std::errc() || end != p.data() + p.size() || port < 1 || port > 65535)
+    throw bad();
+  return OobChannel::connect(host, static_cast<uint16_t>(port), std::chrono::seconds(30));
 }
 
 }  // namespace
@@ -45,20 +69,27 @@ std::string host_name() {
 CLI::App* add_agent_command(CLI::App& app, AgentArgs& a) {
   auto* agent = app.add_subcommand(
       "agent",
-      "the per-host agent of a fabric campaign: started by `rdmabench sweep` (ssh or local), "
-      "never by hand; stdin/stdout are its control connection");
+      "the per-host agent of a fabric campaign: started by `rdmabench sweep`, never by hand; "
+      "its control connection is stdin/stdout (ssh, local) or --connect (a Slurm step)");
   agent->add_option("--token", a.token, "the campaign's shared secret (proved, never sent)")
       ->envname("RDMABENCH_TOKEN")
       ->type_name("SECRET");
+  agent
+      ->add_option("--connect", a.connect,
+                   "dial the sweep at this address instead of using stdin/stdout (the Slurm "
+                   "step that starts every agent of a campaign)")
+      ->type_name("HOST:PORT");
   return agent;
 }
 
 int run_agent_command(const AgentArgs& a, const CLI::App& root) {
   if (!a.token || a.token->empty())
     throw ConfigError("--token", "", "the campaign's token (RDMABENCH_TOKEN), not empty");
-  if (::isatty(STDIN_FILENO) != 0 || ::isatty(STDOUT_FILENO) != 0)
+  if (a.connect.empty() && (::isatty(STDIN_FILENO) != 0 || ::isatty(STDOUT_FILENO) != 0))
     throw ConfigError("agent", "a terminal",
                       "stdin and stdout connected to rdmabench sweep (it starts the agents)");
+  OobChannel conn;
+  if (!a.connect.empty()) conn = dial(a.connect);
   std::signal(SIGPIPE, SIG_IGN);  // a broken connection is a write error, handled
   agent::AgentOptions opt;
   opt.token = *a.token;
@@ -69,7 +100,9 @@ int run_agent_command(const AgentArgs& a, const CLI::App& root) {
                {"pid", static_cast<long>(::getpid())},
                {"cpus", cpus > 0 ? cpus : 1}};
   auto sessions = agent::make_process_sessions(std::filesystem::read_symlink("/proc/self/exe"));
-  const int status = agent::run_agent(opt, *sessions, STDIN_FILENO, STDOUT_FILENO, std::cerr);
+  const int in = conn.fd() >= 0 ? conn.fd() : STDIN_FILENO;
+  const int out = conn.fd() >= 0 ? conn.fd() : STDOUT_FILENO;
+  const int status = agent::run_agent(opt, *sessions, in, out, std::cerr);
   return status == 0 ? kExitOk : (status == 2 ? kExitRefused : kExitFailed);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // rdmabench agent: the per-host agent of a fabric campaign (orchestrator/agent/agent.h),
-// started by `rdmabench sweep` through ssh or locally, never by hand: its stdin and stdout are
-// the control connection.
+// started by `rdmabench sweep`, never by hand: through ssh or locally its stdin and stdout are
+// the control connection; in a Slurm step (--connect HOST:PORT) it dials the sweep over TCP.
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
@@ -10,6 +10,7 @@ namespace rdmabench {
 
 struct AgentArgs {
   std::optional<std::string> token;
+  std::string connect;  // HOST:PORT of the sweep; "" = stdin/stdout
 };
 
 CLI::App* add_agent_command(CLI::App& app, AgentArgs& a);

@@ -1,6 +1,7 @@
 #include "orchestrator/agent/agent.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,6 +33,12 @@ class Connection {
     while (done < f.size()) {
       const ssize_t n = ::write(out_, f.data() + done, f.size() - done);
       if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        // A socket is both ends (--connect), non-blocking for reading: wait until it drains.
+        pollfd p{out_, POLLOUT, 0};
+        ::poll(&p, 1, 1000);
+        continue;
+      }
       if (n <= 0) return false;
       done += static_cast<size_t>(n);
     }

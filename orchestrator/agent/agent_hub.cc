@@ -2,14 +2,15 @@
 
 #include <poll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "base/error.h"
+#include "orchestrator/agent/agent_hub_state.h"
 #include "orchestrator/launch/job_output.h"
-#include "orchestrator/launch/shell_quote.h"
 
 namespace rdmabench {
 
@@ -24,21 +25,19 @@ AgentJob* job_of(const std::map<uint64_t, AgentJob*>& jobs, const nlohmann::json
   return it == jobs.end() ? nullptr : it->second;
 }
 
-}  // namespace
+// Writes all of `data` to a connected socket (blocking); false when the peer is gone.
+bool write_all(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
 
-struct AgentHub::Agent {
-  std::string host;
-  std::unique_ptr<ProcessJob> launch;  // the process running the agent (ssh, or local)
-  proto::FrameReader reader;
-  std::string nonce;  // ours
-  bool greeted = false;
-  std::string lost;  // why it is gone; "" while up
-  nlohmann::json hello;
-  Clock::time_point launched, last_heard;
-  std::string err_tail;  // the launch's stderr (the last few KiB), for reasons
-  std::map<uint64_t, AgentJob*> jobs;
-  nlohmann::json data_for;  // an out or err message whose raw frame is still to come
-};
+}  // namespace
 
 AgentHub::AgentHub(std::string token, AgentHubSettings s) : token_(std::move(token)), s_(s) {}
 
@@ -48,12 +47,19 @@ AgentHub::~AgentHub() {
     for (auto& [id, j] : a->jobs) j->exited(255, "the campaign ended");
     a->jobs.clear();
     if (a->lost.empty()) send(*a, {{"type", proto::kBye}});
+    // The agents end their sessions and exit on bye, or at the end of their input.
     if (a->launch) {
-      // The agents end their sessions and exit on bye (or at the end of their input).
       a->launch->process().close_stdin();
       launches.push_back(a->launch.get());
     }
+    a->conn.close();
   }
+  pending_.clear();
+  // A step ends once its agents have (they were told bye); cancelled if it has not in 5 s.
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  for (auto& st : steps_)
+    while (st->job->running() && Clock::now() < deadline) pump_jobs({st->job.get()}, 100);
+  for (auto& st : steps_) launches.push_back(st->job.get());
   stop_all(launches, 5.0);
 }
 
@@ -64,9 +70,11 @@ AgentHub::Agent& AgentHub::at(const std::string& host) {
 }
 
 void AgentHub::send(Agent& a, const nlohmann::json& m) {
-  if (!a.lost.empty() || !a.launch) return;
-  if (!a.launch->process().write_stdin(proto::encode_message(m)))
-    lose(a, "its control connection closed");
+  if (!a.lost.empty() || !a.connected()) return;
+  const std::string frames = proto::encode_message(m);
+  const bool sent =
+      a.launch ? a.launch->process().write_stdin(frames) : write_all(a.conn.fd(), frames);
+  if (!sent) lose(a, "its control connection closed");
 }
 
 void AgentHub::lose(Agent& a, const std::string& why) {
@@ -80,6 +88,7 @@ void AgentHub::lose(Agent& a, const std::string& why) {
   }
   a.jobs.clear();
   if (a.launch) a.launch->begin_stop();
+  a.conn.close();
 }
 
 void AgentHub::launch(const std::string& host, const Host& h) {
@@ -97,8 +106,9 @@ void AgentHub::launch(const std::string& host, const Host& h) {
 
 namespace {
 
-// Each agent costs the controller three pipes' ends (its stdin, stdout, stderr), and the sweep
-// has its own files besides: the soft limit is raised as far as that needs (up to the hard one).
+// Each agent costs the controller up to three descriptors (a launch's stdin, stdout and stderr
+// pipes, or one socket), and the sweep has its own files besides: the soft limit is raised as
+// far as that needs (up to the hard one).
 void raise_open_file_limit(size_t agents) {
   const rlim_t needed = static_cast<rlim_t>(3 * agents + 256);
   rlimit l{};
@@ -117,18 +127,26 @@ void raise_open_file_limit(size_t agents) {
 
 std::map<std::string, std::string> AgentHub::start(const std::map<std::string, Host>& hosts) {
   raise_open_file_limit(agents_.size() + hosts.size());
-  auto next = hosts.begin();
+  std::map<std::string, Host> launched_one_by_one;
+  for (const auto& [host, h] : hosts)
+    if (!agents_connect_back(*h.launcher)) launched_one_by_one.emplace(host, h);
+  start_steps(hosts);
+  auto next = launched_one_by_one.begin();
   const auto in_flight = [&] {
     size_t n = 0;
-    for (auto& [host, a] : agents_) n += a->lost.empty() && !a->greeted ? 1 : 0;
+    for (auto& [host, a] : agents_) n += a->lost.empty() && !a->greeted && a->launch ? 1 : 0;
     return n;
   };
+  const auto waiting = [&] {
+    return std::any_of(agents_.begin(), agents_.end(),
+                       [](const auto& e) { return e.second->lost.empty() && !e.second->greeted; });
+  };
   for (;;) {
-    while (next != hosts.end() && in_flight() < s_.fanout) {
+    while (next != launched_one_by_one.end() && in_flight() < s_.fanout) {
       launch(next->first, next->second);
       ++next;
     }
-    if (next == hosts.end() && in_flight() == 0) break;
+    if (next == launched_one_by_one.end() && !waiting()) break;
     pump(100);
     const auto now = Clock::now();
     for (auto& [host, a] : agents_)
@@ -136,6 +154,7 @@ std::map<std::string, std::string> AgentHub::start(const std::map<std::string, H
           now - a->launched > std::chrono::duration<double>(s_.hello_timeout_s))
         lose(*a, "no hello within " + seconds_text(s_.hello_timeout_s) + " s of its launch");
   }
+  pending_.clear();  // connections that never proved themselves
   std::map<std::string, std::string> failed;
   for (const auto& [host, h] : hosts)
     if (const std::string why = lost(host); !why.empty()) failed[host] = why;
@@ -161,42 +180,85 @@ std::string AgentHub::lost(const std::string& host) const {
 }
 
 void AgentHub::pump(int timeout_ms) {
-  // One poll over every agent's pipes; only the agents with news are read (a thousand agents
-  // send a thousand heartbeats a second: each wake-up must not cost a pass over all of them).
+  // One poll over every connection (and the listener, the steps' pipes); only the agents with
+  // news are read (a thousand agents send a thousand heartbeats a second: each wake-up must not
+  // cost a pass over all of them).
   std::vector<pollfd> fds;
-  std::vector<Agent*> owner;
-  fds.reserve(2 * agents_.size());
-  owner.reserve(2 * agents_.size());
+  std::vector<Agent*> owner;  // null: the listener or a step's pipe
+  fds.reserve(2 * agents_.size() + pending_.size() + 1);
+  owner.reserve(fds.capacity());
+  const auto watch = [&](int fd, Agent* a) {
+    if (fd < 0) return;
+    fds.push_back({fd, POLLIN, 0});
+    owner.push_back(a);
+  };
+  if (listener_) watch(listener_->fd(), nullptr);
+  for (auto& st : steps_)
+    if (!st->ended) {
+      watch(st->job->process().out_fd(), nullptr);
+      watch(st->job->process().err_fd(), nullptr);
+    }
+  for (auto& a : pending_) watch(a->conn.fd(), a.get());
   for (auto& [host, a] : agents_) {
-    if (!a->launch) continue;
-    for (const int fd : {a->launch->process().out_fd(), a->launch->process().err_fd()})
-      if (fd >= 0) {
-        fds.push_back({fd, POLLIN, 0});
-        owner.push_back(a.get());
-      }
+    if (a->launch) {
+      watch(a->launch->process().out_fd(), a.get());
+      watch(a->launch->process().err_fd(), a.get());
+    } else {
+      watch(a->conn.fd(), a.get());
+    }
   }
   const int n = fds.empty() ? (timeout_ms > 0 ? ::poll(nullptr, 0, timeout_ms), 0 : 0)
                             : ::poll(fds.data(), fds.size(), timeout_ms);
-  bool hung_up = false;
+  bool hung_up = false, others = false;
   for (size_t i = 0; n > 0 && i < fds.size(); ++i) {
     if (fds[i].revents == 0) continue;
     hung_up = hung_up || (fds[i].revents & (POLLHUP | POLLERR)) != 0;
-    Agent& a = *owner[i];
-    a.launch->process().read_available();
-    take_in(a);
+    Agent* a = owner[i];
+    if (a == nullptr) {
+      others = true;
+    } else if (a->launch) {
+      a->launch->process().read_available();
+      keep_tail(a->err_tail, a->launch->process().take_err());
+      take_in(*a, a->launch->process().take_out());
+    } else {
+      read_connection(*a);
+    }
   }
-  // Exits and silences: when a pipe closed, and once a second.
+  if (others) accept_all();
+  // Connections that were refused, or never said hello in time.
   const auto now = Clock::now();
-  if (!hung_up && now - last_sweep_ < std::chrono::seconds(1)) return;
+  std::erase_if(pending_, [&](const std::unique_ptr<Agent>& a) {
+    return !a || !a->lost.empty() ||
+           now - a->launched > std::chrono::duration<double>(s_.hello_timeout_s);
+  });
+  // Exits and silences: when a pipe closed, and once a second.
+  if (!hung_up && !others && now - last_sweep_ < std::chrono::seconds(1)) return;
   last_sweep_ = now;
+  check_exits_and_silences();
+}
+
+void AgentHub::check_exits_and_silences() {
+  const auto now = Clock::now();
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    Step& st = *steps_[i];
+    if (st.ended || st.job->running() || !st.job->output_closed()) continue;
+    st.ended = true;
+    keep_tail(st.err_tail, st.job->process().take_err());
+    std::string tail = without_tagged_line(st.err_tail, kStepTag);
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    const std::string why = "its job step " + st.job->step() + " ended (" + st.job->status_text() +
+                            ") before the agent connected" +
+                            (tail.empty() ? "" : " (srun: " + tail + ")");
+    for (auto& [host, a] : agents_)
+      if (a->step == static_cast<int>(i) && !a->greeted && a->lost.empty()) lose(*a, why);
+  }
   for (auto& [host, a] : agents_) {
-    if (!a->launch) continue;
     if (!a->lost.empty()) {
-      a->launch->running();  // reaped once it ends
+      if (a->launch) a->launch->running();  // reaped once it ends
       continue;
     }
-    if (!a->launch->running() && a->launch->output_closed()) {
-      take_in(*a);
+    if (a->launch && !a->launch->running() && a->launch->output_closed()) {
+      take_in(*a, a->launch->process().take_out());
       lose(*a, "its launch ended (" + a->launch->status_text() + ")");
     } else if (a->greeted &&
                now - a->last_heard > std::chrono::duration<double>(s_.heartbeat_timeout_s)) {
@@ -205,23 +267,17 @@ void AgentHub::pump(int timeout_ms) {
   }
 }
 
-void AgentHub::take_in(Agent& a) {
-  Child& c = a.launch->process();
-  if (std::string e = c.take_err(); !e.empty()) {
-    a.err_tail += e;
-    if (a.err_tail.size() > 4096) a.err_tail.erase(0, a.err_tail.size() - 4096);
-  }
-  const std::string bytes = c.take_out();
+void AgentHub::take_in(Agent& a, const std::string& bytes) {
   if (bytes.empty() || !a.lost.empty()) return;
   a.reader.feed(bytes);
   a.last_heard = Clock::now();
   try {
     while (a.lost.empty()) {
       if (!a.data_for.is_null()) {
-        std::optional<std::string> bytes = a.reader.next_raw();
-        if (!bytes) break;
+        std::optional<std::string> raw = a.reader.next_raw();
+        if (!raw) break;
         if (AgentJob* j = job_of(a.jobs, a.data_for))
-          a.data_for["type"] == proto::kOut ? j->append_out(*bytes) : j->append_err(*bytes);
+          a.data_for["type"] == proto::kOut ? j->append_out(*raw) : j->append_err(*raw);
         a.data_for = nullptr;
         continue;
       }
@@ -256,6 +312,7 @@ void AgentHub::handle(Agent& a, const nlohmann::json& m) {
       a.hello.erase("proof");
       a.hello.erase("type");
       a.greeted = true;
+      if (a.host.empty()) adopt(a);  // a connection that came in: whose is it?
     } else {
       lose(a, "it sent '" + type + "' before its hello");
     }
@@ -288,78 +345,6 @@ void AgentHub::stop_job(const std::string& host, uint64_t id) {
 
 void AgentHub::forget_job(const std::string& host, uint64_t id) {
   if (auto it = agents_.find(host); it != agents_.end()) it->second->jobs.erase(id);
-}
-
-// ---- AgentJob ----------------------------------------------------------------------------------
-
-AgentJob::~AgentJob() {
-  if (!exited_) {
-    begin_stop();
-    hub_.forget_job(host_, id_);
-  }
-}
-
-void AgentJob::exited(int status, std::string text) {
-  if (exited_) return;
-  exited_ = true;
-  status_ = status;
-  status_text_ = std::move(text);
-}
-
-void AgentJob::begin_stop() {
-  if (exited_ || stop_sent_) return;
-  stop_sent_ = true;
-  hub_.stop_job(host_, id_);
-}
-
-void AgentJob::stop() {
-  begin_stop();
-  // The agent ends the session (SIGTERM, SIGKILL after 2 s) and reports its exit.
-  const auto deadline = Clock::now() + std::chrono::seconds(5);
-  while (!exited_ && Clock::now() < deadline) hub_.pump(100);
-  if (!exited_) {
-    hub_.forget_job(host_, id_);
-    exited(255, "no exit reported within 5 s of the stop");
-  }
-}
-
-// ---- AgentLauncher -----------------------------------------------------------------------------
-
-namespace {
-
-class AgentLauncher : public Launcher {
- public:
-  AgentLauncher(AgentHub& hub, std::string host) : hub_(hub), host_(std::move(host)) {}
-  const std::string& host() const override { return host_; }
-  const char* kind() const override { return "agent"; }
-  CommandOutput run(const std::vector<std::string>& argv, double /*timeout_s*/) override {
-    throw Error("an agent runs rdmabench sessions only, not '" + shell_join(argv) + "'");
-  }
-  // argv: the host's rdmabench and the session's arguments; the agent runs its own binary.
-  std::unique_ptr<Job> start(const std::vector<std::string>& argv,
-                             const std::string& /*token: the agent's*/) override {
-    auto job = std::make_unique<AgentJob>(hub_, host_);
-    std::vector<std::string> args(argv.begin() + (argv.empty() ? 0 : 1), argv.end());
-    job->set_id(hub_.start_job(host_, job.get(), args));
-    return job;
-  }
-  std::string describe() const override {
-    return "the host's agent (rdmabench agent, started once for the campaign)";
-  }
-  std::string describe_start(const std::vector<std::string>& argv) const override {
-    return shell_join(argv);
-  }
-
- private:
-  AgentHub& hub_;
-  std::string host_;
-};
-
-}  // namespace
-
-std::unique_ptr<Launcher> AgentHub::launcher(const std::string& host) {
-  at(host);
-  return std::make_unique<AgentLauncher>(*this, host);
 }
 
 }  // namespace rdmabench

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/json_util.h"
+#include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/config_keys.h"
 
 namespace rdmabench {
@@ -198,10 +199,10 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
   if (!j.is_object())
     throw ConfigError(path, brief_json(j),
                       "an object {\"hosts\", \"hostfile\" or \"allocation\", \"pattern\", "
-                      "\"max_flows_per_host\", \"verdicts\", \"start_delay_s\"}");
+                      "\"max_flows_per_host\", \"verdicts\", \"start_delay_s\", \"agent_listen\"}");
   check_keys(j, path,
              {"hosts", "hostfile", "allocation", "pattern", "max_flows_per_host", "verdicts",
-              "start_delay_s"});
+              "start_delay_s", "agent_listen"});
   FabricSpec f;
   parse_host_source(j, path, base_dir, self_exe, allocation, f);
   check_fabric_hosts(j, path, f, allocation);
@@ -229,6 +230,13 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
                         "\"auto\" or seconds from 0 (each client starts once connected) to " +
                             std::to_string(static_cast<int>(kMaxStartDelayS)));
     f.start_delay_s = it->get<double>();
+  }
+  if (auto it = j.find("agent_listen"); it != j.end()) {
+    if (!it->is_string())
+      throw ConfigError(path + "/agent_listen", brief_json(*it),
+                        "\"auto\", a host name or address, or HOST:PORT");
+    f.agent_listen = it->get<std::string>();
+    AgentHub::listen_port(f.agent_listen, path + "/agent_listen");  // checks it
   }
   f.rounds = plan_rounds(f.hosts.size(), f.pattern,
                          f.max_flows_per_host.value_or(std::numeric_limits<uint32_t>::max()));

@@ -62,6 +62,9 @@ struct FabricSpec {
   // soon as it is connected. nullopt: "auto" (the default), from what the rounds measure
   // (start_delay.h).
   std::optional<double> start_delay_s;
+  // "agent_listen": where agents that connect back (slurm) reach the sweep: "auto" (this
+  // machine's host name, any free port), "HOST" or "HOST:PORT" (orchestrator/agent/agent_hub.h).
+  std::string agent_listen = "auto";
 };
 inline constexpr double kMaxStartDelayS = 60;
 

@@ -342,6 +342,18 @@ std::unique_ptr<ProcessJob> Launcher::start_agent(const std::vector<std::string>
   throw Error(std::string("agents are not started through the ") + kind() + " launcher");
 }
 
+std::unique_ptr<ProcessJob> Launcher::start_agents_step(const std::vector<std::string>& /*hosts*/,
+                                                        const std::vector<std::string>& /*argv*/,
+                                                        const std::string& /*token*/) {
+  throw Error(std::string("agents are not started as one step through the ") + kind() +
+              " launcher");
+}
+
+std::string Launcher::describe_agents_step(const std::vector<std::string>& /*hosts*/,
+                                           const std::vector<std::string>& /*argv*/) const {
+  return "";
+}
+
 std::string remote_job_command(const std::vector<std::string>& argv) {
   return "exec setsid -w sh -c " + shell_quote(remote_job_script()) + " rdmabench-job " +
          shell_join(argv);

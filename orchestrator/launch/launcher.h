@@ -112,6 +112,15 @@ class Launcher {
   // Error for the others.
   virtual std::unique_ptr<ProcessJob> start_agent(const std::vector<std::string>& argv,
                                                   const std::string& token);
+  // Starts `argv` (`rdmabench agent --connect ADDRESS`) once on each of `hosts` as one job
+  // (slurm: one job step over those nodes of the allocation), with RDMABENCH_TOKEN=token in its
+  // environment: each agent connects back to the controller over TCP. slurm; throws Error for
+  // the others. describe_agents_step: the same as text, for --dry-run.
+  virtual std::unique_ptr<ProcessJob> start_agents_step(const std::vector<std::string>& hosts,
+                                                        const std::vector<std::string>& argv,
+                                                        const std::string& token);
+  virtual std::string describe_agents_step(const std::vector<std::string>& hosts,
+                                           const std::vector<std::string>& argv) const;
   // For --dry-run: how this launcher runs a job (header), and the command of one job.
   virtual std::string describe() const = 0;
   virtual std::string describe_start(const std::vector<std::string>& argv) const = 0;

@@ -96,6 +96,20 @@ class SlurmLauncher : public Launcher {
     return std::make_unique<SlurmJob>(Child::spawn(o), s_);
   }
 
+  std::unique_ptr<ProcessJob> start_agents_step(const std::vector<std::string>& hosts,
+                                                const std::vector<std::string>& argv,
+                                                const std::string& token) override {
+    SpawnOptions o;
+    o.argv = agents_step_argv(hosts, argv);
+    o.extra_env = {"RDMABENCH_TOKEN=" + token};
+    return std::make_unique<SlurmJob>(Child::spawn(o), s_);
+  }
+
+  std::string describe_agents_step(const std::vector<std::string>& hosts,
+                                   const std::vector<std::string>& argv) const override {
+    return shell_join(agents_step_argv(hosts, argv));
+  }
+
   std::string describe() const override {
     return "slurm: every command is a job step of allocation " + s_.job_id +
            " on its node\n    each command: " + shell_join(srun_argv(s_, "NODE")) +
@@ -108,6 +122,14 @@ class SlurmLauncher : public Launcher {
   }
 
  private:
+  std::vector<std::string> agents_step_argv(const std::vector<std::string>& hosts,
+                                            const std::vector<std::string>& argv) const {
+    std::vector<std::string> a = srun_agents_argv(s_, hosts);
+    a.insert(a.end(), {"sh", "-c", slurm_step_script(), "rdmabench-step"});
+    a.insert(a.end(), argv.begin(), argv.end());
+    return a;
+  }
+
   std::string node_;
   SlurmSettings s_;
 };
@@ -118,6 +140,27 @@ std::vector<std::string> srun_argv(const SlurmSettings& s, const std::string& no
   return {"srun",       "--jobid=" + s.job_id, "--nodes=1",
           "--ntasks=1", "--nodelist=" + node,  "--overlap",
           "--quiet",    "--export=ALL",        "--job-name=rdmabench"};
+}
+
+std::vector<std::string> srun_agents_argv(const SlurmSettings& s,
+                                          const std::vector<std::string>& nodes) {
+  std::string list;
+  for (const std::string& n : nodes) list += (list.empty() ? "" : ",") + n;
+  const std::string count = std::to_string(nodes.size());
+  return {"srun",
+          "--jobid=" + s.job_id,
+          "--nodes=" + count,
+          "--ntasks=" + count,
+          "--ntasks-per-node=1",
+          "--nodelist=" + list,
+          "--overlap",
+          "--whole",
+          "--cpu-bind=none",
+          "--no-kill",
+          "--kill-on-bad-exit=0",
+          "--quiet",
+          "--export=ALL",
+          "--job-name=rdmabench-agents"};
 }
 
 const std::string& slurm_step_script() {

@@ -12,6 +12,9 @@
 //     process of the step on its node), waits for srun to end, and kills srun if it does not;
 //   - srun itself is the orchestrator's child with SIGKILL as its parent-death signal, like
 //     every child (process.h).
+// A fabric campaign's agents are one step over all its nodes (start_agents_step,
+// srun_agents_argv): `rdmabench agent --connect HOST:PORT` on each, connecting back to the
+// sweep (orchestrator/agent/); their sessions are the agents' children, not steps.
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +32,12 @@ std::unique_ptr<Launcher> make_slurm_launcher(const std::string& node, const Slu
 
 // srun and its options for one step on `node` (up to the command).
 std::vector<std::string> srun_argv(const SlurmSettings& s, const std::string& node);
+// srun and its options for the agents' step: one task on each of `nodes`, all of a node's CPUs
+// and memory shared with the other steps (--overlap --whole, no CPU binding: the sessions place
+// their own threads, --cpus/--numa), and one node's failure ends only its own agent (--no-kill,
+// --kill-on-bad-exit=0).
+std::vector<std::string> srun_agents_argv(const SlurmSettings& s,
+                                          const std::vector<std::string>& nodes);
 // The wrapper the step runs with `sh -c` (exposed for tests and the README).
 const std::string& slurm_step_script();
 

@@ -90,7 +90,32 @@ void print_wrappers(std::ostream& out,
                   remote_agent_script());
 }
 
-// A fabric over ssh or local launchers runs its rounds through one agent per host.
+// How the agents start: through each host's launcher (ssh, local: its stdin/stdout the control
+// connection), or one Slurm step for all of them, each connecting back to the sweep.
+void print_agents_launch(std::ostream& out, const Campaign& c,
+                         const std::map<std::string, std::unique_ptr<Launcher>>& launchers) {
+  std::vector<std::string> step_hosts;
+  Launcher* step_launcher = nullptr;
+  for (const auto& [host, l] : launchers)
+    if (agents_connect_back(*l)) {
+      step_hosts.push_back(host);
+      step_launcher = l.get();
+    } else {
+      out << "  agent on " << host << ": started like a job there, stdin/stdout its connection\n";
+    }
+  if (step_launcher == nullptr) return;
+  const std::string rdmabench =
+      c.fabric->hosts.empty() ? "rdmabench" : c.fabric->hosts[0].spec.rdmabench;
+  const std::string listen = c.fabric->agent_listen;
+  out << "  agents on " << step_hosts.size() << " node(s), one job step: "
+      << step_launcher->describe_agents_step(
+             step_hosts, {rdmabench, "agent", "--connect",
+                          listen == "auto" ? "<this host's name>:<a free port>" : listen})
+      << "\n    (each agent dials the sweep over TCP and proves the token; fabric.agent_listen: "
+      << listen << ")\n";
+}
+
+// A fabric over ssh, local or slurm launchers runs its rounds through one agent per host.
 bool uses_agents(const Campaign& c,
                  const std::map<std::string, std::unique_ptr<Launcher>>& launchers) {
   if (!c.fabric) return false;
@@ -126,10 +151,11 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   out << "hosts:\n";
   for (const auto& [host, l] : launchers) out << "  " << host << ": " << l->describe() << "\n";
   const bool agents = uses_agents(c, launchers);
-  if (agents)
-    out << "agents: one `rdmabench agent` per host for the whole campaign, started that way after "
-           "the host checks (its stdin/stdout: the control connection); the servers and clients "
-           "below run as its sessions\n";
+  if (agents) {
+    out << "agents: one `rdmabench agent` per host for the whole campaign, started after the host "
+           "checks; the servers and clients below run as its sessions\n";
+    print_agents_launch(out, c, launchers);
+  }
   print_wrappers(out, launchers, agents);
   out << "points:\n";
   // A point's commands; a fabric's flows of one combination differ only in their hosts, so a

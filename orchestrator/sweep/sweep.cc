@@ -367,9 +367,8 @@ void leave_out_failed_hosts(Sweep& s, IndexWriter& writer) {
 }
 
 // A fabric's agents (orchestrator/agent/agent_hub.h): one per machine that passed its check,
-// started together (bounded fan-out) and greeted; a host whose agent does not come up is left
-// out as one that failed its check. The Slurm launcher starts no agents yet: its rounds launch
-// each flow as a step (nullptr).
+// started together (ssh, local: bounded fan-out; slurm: one job step) and greeted; a host whose
+// agent does not come up is left out as one that failed its check.
 std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::ostream& err) {
   if (!s.c.fabric) return nullptr;
   std::map<std::string, AgentHub::Host> hosts;
@@ -379,8 +378,14 @@ std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::
     if (!starts_agents(*l)) return nullptr;
     hosts.try_emplace(fh.spec.host, AgentHub::Host{l, fh.spec.rdmabench});
   }
-  auto hub = std::make_unique<AgentHub>(token, AgentHubSettings{});
-  for (const auto& [host, why] : hub->start(hosts)) {
+  AgentHubSettings settings;
+  settings.listen = s.c.fabric->agent_listen;
+  auto hub = std::make_unique<AgentHub>(token, settings);
+  const auto failed = hub->start(hosts);
+  for (const std::string& step : hub->steps())
+    err << "rdmabench: the agents run as Slurm step " << step << " (they connected to "
+        << hub->connect_address() << ")\n";
+  for (const auto& [host, why] : failed) {
     err << "rdmabench: the agent on " << host << " did not start: " << why << "\n";
     for (const FabricHost& fh : s.c.fabric->hosts)
       if (fh.spec.host == host) {

@@ -1,12 +1,12 @@
 # Shared by the sweep test scripts (sourced): how they report.
 #   fail MESSAGE   print "FAIL: MESSAGE" on stderr and exit 1
-#   step TITLE     print "=== TITLE" on stderr
+#   step TITLE     print "=== [SECONDS s] TITLE" on stderr (seconds since the script started)
 #   show FILE...   print the files on stderr, indented
 fail() {
     echo "FAIL: $*" >&2
     exit 1
 }
-step() { echo "=== $*" >&2; }
+step() { echo "=== [${SECONDS} s] $*" >&2; }
 show() { sed 's/^/    | /' "$@" >&2; }
 # sweep_expect WANT_RC WANT_COUNTS CAMPAIGN OUTDIR: runs "$BIN sweep CAMPAIGN --out OUTDIR"
 # (stdout in OUTDIR.out, stderr in OUTDIR.err), shows both, and fails unless it exited WANT_RC

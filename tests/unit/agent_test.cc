@@ -1,6 +1,7 @@
 // The agents of a fabric campaign (orchestrator/agent/): the protocol's pieces, then a real
 // `rdmabench agent` on this machine through the local launcher, driven by the controller's hub:
-// greeting, sessions, refusals, a wrong token, a lost agent, the controller gone. (No device is
+// greeting, sessions, refusals, a wrong token, a lost agent, the controller gone; and agents that
+// connect back over TCP, as from a Slurm step (a shell here starts them). (No device is
 // needed: `client --help` is a session that runs anywhere; the fabric campaigns through agents
 // run on the testbed, tests/orchestrator/.)
 #include <gtest/gtest.h>
@@ -187,6 +188,101 @@ TEST(AgentsAlone, AnAgentWhoseControllerIsGoneExits) {
   proto::FrameReader r;
   r.feed(c->out());
   EXPECT_EQ(r.next().value("type", ""), "challenge");
+}
+
+// A "slurm" launcher whose one step is a shell here: it starts `rdmabench agent --connect` for
+// each host with SLURMD_NODENAME set (as srun would), an impostor with another token claiming
+// "node-c", and nothing for node-c itself.
+class ShellStepJob : public ProcessJob {
+ public:
+  explicit ShellStepJob(std::unique_ptr<Child> c) { child_ = std::move(c); }
+  void stop() override { child_->terminate(1.0); }
+  void begin_stop() override { child_->signal_group(SIGTERM); }
+};
+
+class ShellStepLauncher : public Launcher {
+ public:
+  const std::string& host() const override { return name_; }
+  const char* kind() const override { return "slurm"; }
+  CommandOutput run(const std::vector<std::string>&, double) override { return {}; }
+  std::unique_ptr<Job> start(const std::vector<std::string>&, const std::string&) override {
+    return nullptr;
+  }
+  std::unique_ptr<ProcessJob> start_agents_step(const std::vector<std::string>& hosts,
+                                                const std::vector<std::string>& argv,
+                                                const std::string& token) override {
+    step_hosts = hosts;
+    step_argv = argv;
+    SpawnOptions o;
+    o.argv = {"sh",
+              "-c",
+              "bin=$1 addr=$2; shift 2\n"
+              "for h in \"$@\"; do [ \"$h\" = node-c ] || SLURMD_NODENAME=$h \"$bin\" agent "
+              "--connect \"$addr\" & done\n"
+              "SLURMD_NODENAME=node-c RDMABENCH_TOKEN=wrong \"$bin\" agent --connect \"$addr\"\n"
+              "wait",
+              "step",
+              argv.at(0),
+              argv.at(3)};
+    o.argv.insert(o.argv.end(), hosts.begin(), hosts.end());
+    o.extra_env = {"RDMABENCH_TOKEN=" + token};
+    return std::make_unique<ShellStepJob>(Child::spawn(o));
+  }
+  std::string describe() const override { return ""; }
+  std::string describe_start(const std::vector<std::string>&) const override { return ""; }
+  std::vector<std::string> step_hosts, step_argv;
+
+ private:
+  std::string name_ = "node";
+};
+
+TEST(AgentsConnectingBack, OneStepForAllEachFoundByItsHelloImpostorsRefused) {
+  ShellStepLauncher step;
+  AgentHub hub("campaign-token", AgentHubSettings{4, 3, 8, "127.0.0.1"});
+  const auto failed = hub.start({{"node-a", AgentHub::Host{&step, RDMABENCH_BIN}},
+                                 {"node-b", AgentHub::Host{&step, RDMABENCH_BIN}},
+                                 {"node-c", AgentHub::Host{&step, RDMABENCH_BIN}}});
+  // One step for the three, told where to dial.
+  EXPECT_EQ(step.step_hosts, (std::vector<std::string>{"node-a", "node-b", "node-c"}));
+  ASSERT_EQ(step.step_argv.size(), 4u);
+  EXPECT_EQ(step.step_argv[2], "--connect");
+  EXPECT_EQ(step.step_argv[3], hub.connect_address());
+  EXPECT_EQ(hub.connect_address().rfind("127.0.0.1:", 0), 0u) << hub.connect_address();
+  // node-a and node-b came up as themselves; node-c's impostor (another token) was refused.
+  EXPECT_EQ(hub.lost("node-a"), "");
+  EXPECT_EQ(hub.hello("node-b")["host"], "node-b");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_NE(failed.at("node-c").find("no hello within 4 s"), std::string::npos)
+      << failed.at("node-c");
+  // A session through a connected agent.
+  auto b = hub.launcher("node-b");
+  auto job = b->start({RDMABENCH_BIN, "client", "--help"}, "");
+  ASSERT_TRUE(pump_until(hub, [&] { return !job->running(); }));
+  EXPECT_EQ(job->status(), 0) << job->status_text() << job->err();
+  EXPECT_NE(job->out().find("--json"), std::string::npos);
+  // A killed agent: its connection closes, it is lost with that reason.
+  const long pid = hub.hello("node-a")["pid"].get<long>();
+  ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+  ASSERT_TRUE(pump_until(hub, [&] { return !hub.lost("node-a").empty(); }));
+  EXPECT_NE(hub.lost("node-a").find("connection closed"), std::string::npos) << hub.lost("node-a");
+  EXPECT_EQ(hub.lost("node-b"), "");
+}
+
+TEST(AgentsConnectingBack, ListenAddressesAreCheckedWithTheField) {
+  EXPECT_EQ(AgentHub::listen_port("auto"), 0);
+  EXPECT_EQ(AgentHub::listen_port("ctl.example"), 0);
+  EXPECT_EQ(AgentHub::listen_port("10.0.0.1:7000"), 7000);
+  EXPECT_EQ(AgentHub::listen_port("[fe80::1]:7001"), 7001);
+  EXPECT_EQ(AgentHub::connect_address_for("[fe80::1]:7001", 7001), "[fe80::1]:7001");
+  EXPECT_EQ(AgentHub::connect_address_for("ctl", 4242), "ctl:4242");
+  for (const char* bad : {"", "host:", "host:0", "host:70000", "fe80::1", "a b", "[::1"}) {
+    try {
+      AgentHub::listen_port(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("/fabric/agent_listen"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
