@@ -76,9 +76,9 @@ CLI::App* add_agent_command(CLI::App& app, AgentArgs& a) {
       ->type_name("SECRET");
   agent
       ->add_option("--connect", a.connect,
-                   "dial the sweep at this address instead of using stdin/stdout (the Slurm "
+                   "dial the sweep at HOST:PORT instead of using stdin/stdout (the Slurm "
                    "step that starts every agent of a campaign)")
-      ->type_name("HOST:PORT");
+      ->type_name("HOST_PORT");
   return agent;
 }
 

@@ -243,8 +243,11 @@ void AgentHub::check_exits_and_silences() {
     Step& st = *steps_[i];
     if (st.ended || st.job->running() || !st.job->output_closed()) continue;
     st.ended = true;
-    keep_tail(st.err_tail, st.job->process().take_err());
-    std::string tail = without_tagged_line(st.err_tail, kStepTag);
+    std::string tail = st.job->process().err() + st.job->process().out();
+    for (std::string less = without_tagged_line(tail, kStepTag); less != tail;
+         less = without_tagged_line(tail, kStepTag))
+      tail = less;  // every agent's "RDMABENCH_STEP" line
+    if (tail.size() > 2048) tail.erase(0, tail.size() - 2048);
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
     const std::string why = "its job step " + st.job->step() + " ended (" + st.job->status_text() +
                             ") before the agent connected" +

@@ -78,6 +78,8 @@ class AgentHub : public JobSource {
   std::string lost(const std::string& host) const;
 
   void pump(int timeout_ms) override;
+  // The Slurm step ("JOB.STEP") `host`'s agent runs in; "" when it is not in one.
+  std::string step_of(const std::string& host) const;
 
   // The address agents that connect back are given for `listen` (AgentHubSettings::listen) and a
   // port; throws ConfigError for a malformed one.
@@ -130,6 +132,7 @@ class AgentJob : public Job {
   std::string status_text() const override { return status_text_; }
   void stop() override;
   void begin_stop() override;
+  std::string step() const override { return hub_.step_of(host_); }  // its agent's
   JobSource* source() override { return &hub_; }
 
   // From the hub.

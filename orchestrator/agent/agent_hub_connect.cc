@@ -116,13 +116,18 @@ std::vector<std::string> AgentHub::steps() const {
   return out;
 }
 
+std::string AgentHub::step_of(const std::string& host) const {
+  auto it = agents_.find(host);
+  if (it == agents_.end() || it->second->step < 0 ||
+      static_cast<size_t>(it->second->step) >= steps_.size())
+    return "";
+  return steps_[static_cast<size_t>(it->second->step)]->job->step();
+}
+
 void AgentHub::accept_all() {
-  for (auto& st : steps_) {
-    if (st->ended) continue;
-    st->job->process().read_available();
-    keep_tail(st->err_tail, st->job->process().take_err());
-    keep_tail(st->err_tail, st->job->process().take_out());
-  }
+  // (A step's output stays in its process: its first lines name the step, and srun says little.)
+  for (auto& st : steps_)
+    if (!st->ended) st->job->process().read_available();
   if (!listener_) return;
   for (;;) {
     OobChannel c = listener_->accept(std::chrono::milliseconds(0));

@@ -36,7 +36,6 @@ struct AgentHub::Agent {
 
 struct AgentHub::Step {
   std::unique_ptr<ProcessJob> job;  // srun
-  std::string err_tail;             // its stderr (the last few KiB), for reasons
   bool ended = false;
 };
 

@@ -3,7 +3,8 @@
 # (testbed/slurm; run by fabric_hosts_test.sh on its fabric, after `fabric up 4 --slurm`). The
 # sweep runs on rb-host1 inside `salloc`, every server and client a job step started by srun.
 #   1. configs/slurm-campaign.sbatch submitted with sbatch: a pairwise fabric of the job's 3 nodes
-#      (no hosts named), every link measured, the step ids of both ends in every index line, no
+#      (no hosts named), every link measured through one agent per node, the agents one job step
+#      (named by the sweep, in every index line, the job's last step in the slurmd logs), no
 #      rdmabench step left (squeue --steps).
 #   2. errors, before anything runs: a sweep outside an allocation, a host outside it (exit 2).
 #   3. a point that times out and a sweep interrupted by SIGINT: the steps are cancelled, nothing
@@ -84,7 +85,7 @@ no_steps_left() {
     ! grep -q rdmabench "$1.steps" || { show "$1.steps"; fail "rdmabench steps left in the allocation"; }
 }
 
-step "slurm 1. configs/slurm-campaign.sbatch: a pairwise fabric of the job's three nodes, every end a job step"
+step "slurm 1. configs/slurm-campaign.sbatch: a pairwise fabric of the job's three nodes through agents, one job step"
 campaign "$W/pw.json" 'del c["hosts"]
 c["launcher"] = "slurm"
 c["fabric"] = {"allocation": {k: v for k, v in host(1).items() if k != "host"},
@@ -104,19 +105,27 @@ counts=$("$CHECK" "$W/pw") || fail "the pairwise results do not validate ($count
 case $counts in "ok=3 failed=0 skipped=0 results=3 "*" envs=3") ;; *) fail "pairwise: got $counts" ;; esac
 on1 squeue -h --steps -j "$(cat "$W/pw.job")" -o '%i %j' >"$W/pw.steps" 2>/dev/null
 no_steps_left "$W/pw"
-python3 - "$W/pw" "$(cat "$W/pw.job")" <<'PY' || fail "the index does not name each point's steps"
+# One job step for the three agents: the sweep names it, every point's both ends ran in it, and
+# slurmd on each node launched no step of the job after it (the host checks' steps come before).
+agents_step=$(sed -n 's/^rdmabench: the agents run as Slurm step \([0-9.]*\) .*/\1/p' "$W/pw.out")
+[ -n "$agents_step" ] || fail "the sweep did not say which step runs its agents"
+cat "$RB_SLURM_DIR"/slurmd-*.log >"$W/pw.slurmd.log" 2>/dev/null
+python3 - "$W/pw" "$(cat "$W/pw.job")" "$agents_step" "$W/pw.slurmd.log" <<'PY' || { show "$W/pw.out"; fail "the agents did not run as one step"; }
 import json, re, sys
-lines = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
+out, job, agents, log = sys.argv[1:]
+lines = [json.loads(l) for l in open(out + "/index.jsonl") if l.strip()]
 points = [l for l in lines if "point_id" in l]
 assert len(points) == 3, points
-seen = set()
 for p in points:
-    s = p["slurm_steps"]
-    for end in ("server", "client"):
-        assert re.fullmatch(re.escape(sys.argv[2]) + r"\.\d+", s[end]), p
-    assert s["client"] not in seen, p
-    seen.add(s["client"])
-print("3 links, each with its steps, e.g. %s" % points[0]["slurm_steps"])
+    assert p["slurm_steps"] == {"server": agents, "client": agents}, p
+launched = re.findall(r"launch task StepId=" + re.escape(job) + r"\.(\d+) ", open(log).read())
+assert launched, "no 'launch task StepId=%s.N' line in the slurmd logs" % job
+ids = sorted(set(int(i) for i in launched))
+a = int(agents.split(".")[1])
+assert launched.count(str(a)) == 3, "the agents' step %s was launched on %d nodes" % (agents, launched.count(str(a)))
+assert max(ids) == a, "steps after the agents' %s: %s" % (agents, [i for i in ids if i > a])
+print("one step for the 3 agents: %s (the host checks: %d steps before it); every point's ends in it"
+      % (agents, len([i for i in ids if i < a])))
 PY
 
 step "slurm 2. refused before anything runs: outside an allocation, a host outside it"
