@@ -15,6 +15,8 @@
 #include "base/version.h"
 #include "cli/exit_status.h"
 #include "orchestrator/agent/agent.h"
+#include "orchestrator/launch/host_env.h"
+#include "orchestrator/launch/process.h"
 
 namespace rdmabench {
 namespace {
@@ -99,7 +101,12 @@ int run_agent_command(const AgentArgs& a, const CLI::App& root) {
                {"version", kVersion},
                {"pid", static_cast<long>(::getpid())},
                {"cpus", cpus > 0 ? cpus : 1}};
-  auto sessions = agent::make_process_sessions(std::filesystem::read_symlink("/proc/self/exe"));
+  // The hello carries what the host checks would capture (the same script, run here).
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe");
+  SpawnOptions env_script;
+  env_script.argv = host_env_argv(self);
+  opt.facts["env"] = host_env_members(run_command(env_script, 60));
+  auto sessions = agent::make_process_sessions(self);
   const int in = conn.fd() >= 0 ? conn.fd() : STDIN_FILENO;
   const int out = conn.fd() >= 0 ? conn.fd() : STDOUT_FILENO;
   const int status = agent::run_agent(opt, *sessions, in, out, std::cerr);

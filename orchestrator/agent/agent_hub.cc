@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/version.h"
 #include "orchestrator/agent/agent_hub_state.h"
 #include "orchestrator/launch/job_output.h"
 
@@ -23,6 +24,10 @@ AgentJob* job_of(const std::map<uint64_t, AgentJob*>& jobs, const nlohmann::json
   if (!m.contains("job") || !m["job"].is_number_unsigned()) return nullptr;
   auto it = jobs.find(m["job"].get<uint64_t>());
   return it == jobs.end() ? nullptr : it->second;
+}
+
+double wall_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Writes all of `data` to a connected socket (blocking); false when the peer is gone.
@@ -58,8 +63,10 @@ AgentHub::~AgentHub() {
   // A step ends once its agents have (they were told bye); cancelled if it has not in 5 s.
   const auto deadline = Clock::now() + std::chrono::seconds(5);
   for (auto& st : steps_)
-    while (st->job->running() && Clock::now() < deadline) pump_jobs({st->job.get()}, 100);
-  for (auto& st : steps_) launches.push_back(st->job.get());
+    while (st->job && st->job->running() && Clock::now() < deadline)
+      pump_jobs({st->job.get()}, 100);
+  for (auto& st : steps_)
+    if (st->job) launches.push_back(st->job.get());
   stop_all(launches, 5.0);
 }
 
@@ -141,12 +148,15 @@ std::map<std::string, std::string> AgentHub::start(const std::map<std::string, H
     return std::any_of(agents_.begin(), agents_.end(),
                        [](const auto& e) { return e.second->lost.empty() && !e.second->greeted; });
   };
-  for (;;) {
+  for (bool retried = false;;) {
     while (next != launched_one_by_one.end() && in_flight() < s_.fanout) {
       launch(next->first, next->second);
       ++next;
     }
-    if (next == launched_one_by_one.end() && !waiting()) break;
+    if (next == launched_one_by_one.end() && !waiting()) {
+      if (retried || !restart_failed_steps(hosts)) break;
+      retried = true;
+    }
     pump(100);
     const auto now = Clock::now();
     for (auto& [host, a] : agents_)
@@ -216,7 +226,10 @@ void AgentHub::pump(int timeout_ms) {
     Agent* a = owner[i];
     if (a == nullptr) {
       others = true;
-    } else if (a->launch) {
+      continue;
+    }
+    a->read_at = wall_now();
+    if (a->launch) {
       a->launch->process().read_available();
       keep_tail(a->err_tail, a->launch->process().take_err());
       take_in(*a, a->launch->process().take_out());
@@ -241,7 +254,7 @@ void AgentHub::check_exits_and_silences() {
   const auto now = Clock::now();
   for (size_t i = 0; i < steps_.size(); ++i) {
     Step& st = *steps_[i];
-    if (st.ended || st.job->running() || !st.job->output_closed()) continue;
+    if (st.ended || !st.job || st.job->running() || !st.job->output_closed()) continue;
     st.ended = true;
     std::string tail = st.job->process().err() + st.job->process().out();
     for (std::string less = without_tagged_line(tail, kStepTag); less != tail;
@@ -249,8 +262,9 @@ void AgentHub::check_exits_and_silences() {
       tail = less;  // every agent's "RDMABENCH_STEP" line
     if (tail.size() > 2048) tail.erase(0, tail.size() - 2048);
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-    const std::string why = "its job step " + st.job->step() + " ended (" + st.job->status_text() +
-                            ") before the agent connected" +
+    const std::string id = st.job->step();
+    const std::string why = "its job step " + (id.empty() ? "" : id + " ") + "ended (" +
+                            st.job->status_text() + ") before the agent connected" +
                             (tail.empty() ? "" : " (srun: " + tail + ")");
     for (auto& [host, a] : agents_)
       if (a->step == static_cast<int>(i) && !a->greeted && a->lost.empty()) lose(*a, why);
@@ -314,6 +328,12 @@ void AgentHub::handle(Agent& a, const nlohmann::json& m) {
       a.hello = m;
       a.hello.erase("proof");
       a.hello.erase("type");
+      // One version everywhere: the session protocol and the result documents follow it.
+      if (const std::string v = a.hello.value("version", ""); v != kVersion) {
+        lose(a, "it is rdmabench " + v + ", this controller is rdmabench " + kVersion +
+                    ": install the same version on every host");
+        return;
+      }
       a.greeted = true;
       if (a.host.empty()) adopt(a);  // a connection that came in: whose is it?
     } else {
@@ -321,13 +341,47 @@ void AgentHub::handle(Agent& a, const nlohmann::json& m) {
     }
   } else if (type == proto::kOut || type == proto::kErr) {
     a.data_for = m;  // its bytes: the next frame, raw
+  } else if (type == proto::kTime) {
+    if (a.time_seq != 0 && m.value("seq", uint64_t{0}) == a.time_seq && m.contains("t") &&
+        m["t"].is_number()) {
+      a.clock_samples.push_back({a.time_sent, m["t"].get<double>(), a.read_at});
+      a.time_seq = 0;
+    }
   } else if (type == proto::kExit) {
     if (AgentJob* j = job_of(a.jobs, m)) {
       a.jobs.erase(m["job"].get<uint64_t>());
       j->exited(m.value("status", -1), m.value("status_text", std::string("exited")));
     }
   }
-  // heartbeat, time: taken in (last_heard) above.
+  // heartbeat: taken in (last_heard) above.
+}
+
+std::map<std::string, ClockOffset> AgentHub::measure_clocks(unsigned samples, double timeout_s) {
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(timeout_s));
+  uint64_t seq = 0;
+  for (auto& [host, a] : agents_) a->clock_samples.clear();
+  for (unsigned k = 0; k < samples && Clock::now() < deadline; ++k) {
+    // One exchange with every agent at once; the next once all have answered (or the deadline).
+    for (auto& [host, a] : agents_) {
+      if (!a->greeted || !a->lost.empty()) continue;
+      a->time_seq = ++seq;
+      a->time_sent = wall_now();
+      send(*a, {{"type", proto::kTime}, {"seq", a->time_seq}});
+    }
+    const auto waiting = [&] {
+      return std::any_of(agents_.begin(), agents_.end(), [](const auto& e) {
+        return e.second->time_seq != 0 && e.second->lost.empty();
+      });
+    };
+    while (waiting() && Clock::now() < deadline) pump(50);
+  }
+  std::map<std::string, ClockOffset> out;
+  for (auto& [host, a] : agents_) {
+    a->time_seq = 0;
+    if (auto best = best_offset(a->clock_samples)) out[host] = *best;
+  }
+  return out;
 }
 
 uint64_t AgentHub::start_job(const std::string& host, AgentJob* job,

@@ -24,6 +24,7 @@
 
 #include "base/oob_channel.h"
 #include "orchestrator/agent/agent_protocol.h"
+#include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 
 namespace rdmabench {
@@ -70,8 +71,13 @@ class AgentHub : public JobSource {
   bool has(const std::string& host) const { return agents_.count(host) != 0; }
   // A launcher whose jobs run through `host`'s agent (valid while the hub lives).
   std::unique_ptr<Launcher> launcher(const std::string& host);
-  // The agent's hello (host, version, pid, cpus); null when it has none.
+  // The agent's hello (host, version, pid, cpus, env); null when it has none.
   nlohmann::json hello(const std::string& host) const;
+  // Every greeted agent's clock against this machine's, as NTP does (launch/clock_offset.h):
+  // `samples` time exchanges each over its connection, all agents at once (one exchange in
+  // flight per agent), the shortest round trip's offset. An agent that does not answer within
+  // `timeout_s` in all gets none.
+  std::map<std::string, ClockOffset> measure_clocks(unsigned samples, double timeout_s);
   // The hosts whose agent came up and was lost later, with the reason.
   std::map<std::string, std::string> lost_after_hello() const;
   // Why the agent on `host` is lost; "" while it is up.
@@ -103,6 +109,8 @@ class AgentHub : public JobSource {
   void send(Agent& a, const nlohmann::json& m);
   void launch(const std::string& host, const Host& h);
   void start_steps(const std::map<std::string, Host>& hosts);
+  void start_step(Launcher& l, const std::string& rdmabench, const std::vector<std::string>& names);
+  bool restart_failed_steps(const std::map<std::string, Host>& hosts);
   void accept_all();
   void read_connection(Agent& a);
   void check_exits_and_silences();

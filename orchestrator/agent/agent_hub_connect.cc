@@ -82,52 +82,74 @@ void AgentHub::start_steps(const std::map<std::string, Host>& hosts) {
       by_path[h.rdmabench].push_back(host);
       any = h.launcher;
     }
-  if (by_path.empty()) return;
+  for (const auto& [path, names] : by_path) start_step(*any, path, names);
+}
+
+void AgentHub::start_step(Launcher& l, const std::string& rdmabench,
+                          const std::vector<std::string>& names) {
   if (!listener_) {
     // Every agent may dial at once: room for all of them in the queue of connections.
     listener_ = std::make_unique<OobListener>("", listen_port(s_.listen), 4096);
     address_ = connect_address_for(s_.listen, listener_->port());
   }
-  for (const auto& [path, names] : by_path) {
-    const int index = static_cast<int>(steps_.size());
-    std::string why;
-    auto st = std::make_unique<Step>();
-    try {
-      st->job = any->start_agents_step(names, {path, "agent", "--connect", address_}, token_);
-    } catch (const Error& e) {
-      why = std::string("cannot start the agents' step: ") + e.what();
-    }
-    for (const std::string& host : names) {
-      auto a = std::make_unique<Agent>();
-      a->host = host;
-      a->step = index;
-      a->launched = a->last_heard = Clock::now();
-      a->lost = why;
-      agents_[host] = std::move(a);
-    }
-    if (st->job) steps_.push_back(std::move(st));
+  const int index = static_cast<int>(steps_.size());
+  auto st = std::make_unique<Step>();
+  st->hosts = names.size();
+  std::string why;
+  try {
+    st->job = l.start_agents_step(names, {rdmabench, "agent", "--connect", address_}, token_);
+  } catch (const Error& e) {
+    why = std::string("cannot start the agents' step: ") + e.what();
+    st->ended = true;
   }
+  steps_.push_back(std::move(st));
+  for (const std::string& host : names) {
+    auto a = std::make_unique<Agent>();
+    a->host = host;
+    a->step = index;
+    a->launched = a->last_heard = Clock::now();
+    a->lost = why;
+    agents_[host] = std::move(a);
+  }
+}
+
+bool AgentHub::restart_failed_steps(const std::map<std::string, Host>& hosts) {
+  // Slurm does not launch a step on some of its nodes when one cannot start its task (its slurmd
+  // gone, a node failing): the agents of such a step are started again one step per node, so a
+  // bad node costs only itself. Once: a one-node step is never retried.
+  std::vector<std::string> again;
+  for (const auto& [host, h] : hosts) {
+    auto it = agents_.find(host);
+    if (!agents_connect_back(*h.launcher) || it == agents_.end() || it->second->lost.empty() ||
+        it->second->step < 0 || steps_[static_cast<size_t>(it->second->step)]->hosts < 2)
+      continue;
+    again.push_back(host);
+  }
+  for (const std::string& host : again) {
+    const Host& h = hosts.at(host);
+    start_step(*h.launcher, h.rdmabench, {host});
+  }
+  return !again.empty();
 }
 
 std::vector<std::string> AgentHub::steps() const {
   std::vector<std::string> out;
   for (const auto& st : steps_)
-    if (std::string id = st->job->step(); !id.empty()) out.push_back(std::move(id));
+    if (std::string id = st->job ? st->job->step() : ""; !id.empty()) out.push_back(std::move(id));
   return out;
 }
 
 std::string AgentHub::step_of(const std::string& host) const {
   auto it = agents_.find(host);
-  if (it == agents_.end() || it->second->step < 0 ||
-      static_cast<size_t>(it->second->step) >= steps_.size())
-    return "";
-  return steps_[static_cast<size_t>(it->second->step)]->job->step();
+  if (it == agents_.end() || it->second->step < 0) return "";
+  const Step& st = *steps_.at(static_cast<size_t>(it->second->step));
+  return st.job ? st.job->step() : "";
 }
 
 void AgentHub::accept_all() {
   // (A step's output stays in its process: its first lines name the step, and srun says little.)
   for (auto& st : steps_)
-    if (!st->ended) st->job->process().read_available();
+    if (!st->ended) st->job->process().read_available();  // (ended when it has no job)
   if (!listener_) return;
   for (;;) {
     OobChannel c = listener_->accept(std::chrono::milliseconds(0));

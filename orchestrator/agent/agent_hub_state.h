@@ -8,10 +8,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "base/oob_channel.h"
 #include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/agent/agent_protocol.h"
+#include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 
 namespace rdmabench {
@@ -30,12 +32,18 @@ struct AgentHub::Agent {
   std::string err_tail;  // the launch's stderr (the last few KiB), for reasons
   std::map<uint64_t, AgentJob*> jobs;
   nlohmann::json data_for;  // an out or err message whose raw frame is still to come
+  double read_at = 0;       // wall clock when its last bytes were read (a time answer's arrival)
+  // The clock exchange in flight (measure_clocks): its seq (0: none) and when it was sent.
+  uint64_t time_seq = 0;
+  double time_sent = 0;
+  std::vector<ClockSample> clock_samples;
 
   bool connected() const { return launch != nullptr || conn.fd() >= 0; }
 };
 
 struct AgentHub::Step {
-  std::unique_ptr<ProcessJob> job;  // srun
+  std::unique_ptr<ProcessJob> job;  // srun; null when it could not be started
+  size_t hosts = 0;                 // the nodes it was started on
   bool ended = false;
 };
 

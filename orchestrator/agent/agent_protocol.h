@@ -2,18 +2,22 @@
 // The control connection between a fabric campaign's controller (`rdmabench sweep`) and the
 // agent on each host (`rdmabench agent`): the out-of-band channel's frames (base/oob_channel.h:
 // "RDMB", version, length, one JSON object with a "type"), carried by the launch's own
-// stdin/stdout (ssh, local). One definition of every message is here; README "Fabrics of
-// hundreds of hosts" describes the exchange.
+// stdin/stdout (ssh, local) or a TCP connection the agent makes (a Slurm step: `agent --connect`).
+// One definition of every message is here; README "Fabrics of hundreds of hosts" describes the
+// exchange.
 //
 //   agent -> controller   challenge {nonce}
 //   controller -> agent   auth {nonce, proof}                 proof = HMAC(token, "controller" ...)
-//   agent -> controller   hello {proof, host, version, pid, cpus}   or error {code "refused"}
+//   agent -> controller   hello {proof, host, version, pid, cpus, env}   or error {code "refused"}
+//                         (env: what the host checks capture, launch/host_env.h, gathered there;
+//                         the controller refuses another version)
 //   controller -> agent   start {job, argv}                   argv: "server"|"client" and options
 //   agent -> controller   out {job, bytes} | err {job, bytes} (each followed by one raw frame:
 //                         the session's output, not escaped into JSON) | exit {job, status,
 //                         status_text}
 //   controller -> agent   stop {job} | time {seq} | bye {}
-//   agent -> controller   time {seq, t} | heartbeat {}
+//   agent -> controller   time {seq, t} | heartbeat {}       t: its wall clock (s since the epoch)
+//                         when it answered: the clock offsets (launch/clock_offset.h)
 //
 // The token never crosses the connection: each side proves it knows it with an HMAC-SHA256 over
 // both sides' fresh nonces and its role (so a proof cannot be replayed, or reflected to the other

@@ -98,6 +98,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   const FabricRun run = plan_fabric_run(c, todo, ctx.host_cpus);
   if (!run.note.empty()) ctx.out << run.note << std::endl;
   StartDelay start_delay(c.fabric->start_delay_s);
+  std::map<std::string, ClockOffset> clocks = ctx.host_clocks;  // refreshed between rounds
   for (const FabricRun::Group& g : run.groups) {
     if (ctx.stop.load()) break;
     std::vector<RoundFlow> flows;
@@ -107,8 +108,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
     }
     const double delay = start_delay.next();
     const std::vector<PointOutcome> outcomes = run_round(
-        flows,
-        RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop, delay, &ctx.host_clocks});
+        flows, RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop, delay, &clocks});
     start_delay.observe(delay, outcomes);
     std::vector<RoundFlowResult> results;
     for (size_t i = 0; i < g.members.size(); ++i) {
@@ -121,8 +121,8 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
       ++result.finished;
       if (!ok) ++result.failed;
       const FabricRun::Member& m = g.members[i];
-      const auto clock = ctx.host_clocks.find(c.pair(g.members[i].point->pair).client.host);
-      const ClockOffset offset = clock != ctx.host_clocks.end() ? clock->second : ClockOffset{};
+      const auto clock = clocks.find(c.pair(g.members[i].point->pair).client.host);
+      const ClockOffset offset = clock != clocks.end() ? clock->second : ClockOffset{};
       results.push_back({m.server_name, m.client_name, ok ? outcomes[i].document : nullptr,
                          offset.offset_s, offset.uncertainty_s});
     }
@@ -132,6 +132,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
                      g.members.front().point->values(), results, utc_now());
     ctx.writer.append(summary);
     ctx.progress.note(round_line(summary, run.rounds));
+    if (ctx.between_rounds) ctx.between_rounds(clocks);
   }
   if (ctx.stop.load()) return result;
 

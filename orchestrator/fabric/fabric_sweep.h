@@ -6,6 +6,7 @@
 // alone (DIR/retest/<point id>-alone.json), appended to index.jsonl as a {"record": "verdicts"}
 // line and printed.
 #include <atomic>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -33,6 +34,9 @@ struct FabricSweepContext {
   IndexWriter& writer;
   Progress& progress;
   std::ostream& out;
+  // After each round, with the clock offsets the rounds use: may measure them again and update
+  // them (a long campaign through agents: sweep/agent_checks.cc). Optional.
+  std::function<void(std::map<std::string, ClockOffset>&)> between_rounds = nullptr;
 };
 
 struct FabricSweepOutcome {

@@ -96,15 +96,12 @@ std::map<std::string, EnvItem> parse_env_items(const std::string& out) {
 
 }  // namespace
 
-nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, double timeout_s) {
-  nlohmann::json env = {{"host", l.host()}, {"rdmabench", rdmabench}, {"captured_at", utc_now()}};
-  CommandOutput r;
-  try {
-    r = l.run({"sh", "-c", kEnvScript, "rdmabench-env", rdmabench}, timeout_s);
-  } catch (const std::exception& e) {
-    r.status = 127;
-    r.err = e.what();
-  }
+std::vector<std::string> host_env_argv(const std::string& rdmabench) {
+  return {"sh", "-c", kEnvScript, "rdmabench-env", rdmabench};
+}
+
+nlohmann::json host_env_members(const CommandOutput& r) {
+  nlohmann::json env = nlohmann::json::object();
   const auto items = parse_env_items(r.out);
   auto text = [&](const char* name) -> nlohmann::json {
     auto it = items.find(name);
@@ -131,6 +128,19 @@ nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, doubl
     const int status = dev != items.end() ? dev->second.status : r.status;
     env["devices_error"] = "exit status " + std::to_string(status) + ": " + last_lines(r.err);
   }
+  return env;
+}
+
+nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, double timeout_s) {
+  nlohmann::json env = {{"host", l.host()}, {"rdmabench", rdmabench}, {"captured_at", utc_now()}};
+  CommandOutput r;
+  try {
+    r = l.run(host_env_argv(rdmabench), timeout_s);
+  } catch (const std::exception& e) {
+    r.status = 127;
+    r.err = e.what();
+  }
+  env.update(host_env_members(r));
   return env;
 }
 

@@ -6,6 +6,7 @@
 // trip or Slurm step); a fabric sweep adds the host's clock offset (clock_offset.h).
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "orchestrator/launch/launcher.h"
 
@@ -17,5 +18,11 @@ namespace rdmabench {
 std::string check_host(Launcher& l, const std::string& rdmabench, double timeout_s);
 
 nlohmann::json capture_host_env(Launcher& l, const std::string& rdmabench, double timeout_s);
+
+// The same environment gathered where it runs (a fabric's agent, for its hello): the script's
+// argv for this host's rdmabench, and the members its output gives (rdmabench_version, kernel,
+// rdma_core, cpus, devices or devices_error). capture_host_env is these over a launcher.
+std::vector<std::string> host_env_argv(const std::string& rdmabench);
+nlohmann::json host_env_members(const CommandOutput& r);
 
 }  // namespace rdmabench

@@ -152,8 +152,9 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   for (const auto& [host, l] : launchers) out << "  " << host << ": " << l->describe() << "\n";
   const bool agents = uses_agents(c, launchers);
   if (agents) {
-    out << "agents: one `rdmabench agent` per host for the whole campaign, started after the host "
-           "checks; the servers and clients below run as its sessions\n";
+    out << "agents: one `rdmabench agent` per host for the whole campaign; its hello is the host "
+           "check (version, environment), its connection carries the clock offsets, and the "
+           "servers and clients below run as its sessions\n";
     print_agents_launch(out, c, launchers);
   }
   print_wrappers(out, launchers, agents);

@@ -10,11 +10,9 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <ostream>
 #include <random>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "base/error.h"
@@ -27,7 +25,6 @@
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/fabric_sweep.h"
 #include "orchestrator/launch/clock_offset.h"
-#include "orchestrator/launch/host_env.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/slurm_launcher.h"
 #include "orchestrator/search/cliff.h"
@@ -37,6 +34,7 @@
 #include "orchestrator/sweep/progress.h"
 #include "orchestrator/sweep/resume.h"
 #include "orchestrator/sweep/sweep_halt.h"
+#include "orchestrator/sweep/sweep_state.h"
 
 namespace rdmabench {
 namespace {
@@ -79,18 +77,6 @@ fs::path control_dir_parent() {
   return "/tmp";
 }
 
-struct HostUse {
-  std::string rdmabench;        // the first rdmabench path seen for the host (env capture)
-  std::set<std::string> paths;  // every rdmabench path to check
-  std::set<std::string> roles;  // "pair 'x' server", ...
-};
-
-std::string join(const std::set<std::string>& s) {
-  std::string out;
-  for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
-  return out;
-}
-
 // After a search sweep: the cliffs among every point whose last index status is ok (this run's
 // and earlier ones'), appended to the index as one record and printed.
 void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir,
@@ -113,39 +99,6 @@ void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir
   print_cliffs(out, spec, scan);
   out.flush();
 }
-
-// What the sweep's steps share: the campaign and its points, the hosts and their launchers, the
-// points to run now, the host checks' findings and the counts of what ran.
-struct Sweep {
-  Sweep(const SweepOptions& o, const Campaign& campaign, const Expansion& expansion)
-      : opt(o),
-        c(campaign),
-        x(expansion),
-        dir(o.out_dir.empty() ? "out/" + slug(campaign.name, 60) : o.out_dir),
-        index_path(dir + "/index.jsonl") {}
-
-  const SweepOptions& opt;
-  const Campaign& c;
-  const Expansion& x;
-  const std::string dir;
-  const std::string index_path;
-  std::map<std::string, HostUse> hosts;
-  std::set<std::string> done;               // finished earlier (--resume)
-  std::map<std::string, IndexEntry> index;  // the earlier index (--resume)
-  // ssh's control sockets; removed at the end, after the launchers (declared after it) are gone.
-  std::unique_ptr<TempDir> control;
-  std::map<std::string, std::unique_ptr<Launcher>> launchers;
-  std::vector<const Point*> todo;                  // the points to run now
-  size_t skipped = 0;                              // points skipped as invalid
-  std::map<std::string, unsigned> host_cpus;       // online CPUs, where `nproc` told
-  std::map<std::string, ClockOffset> host_clocks;  // each host's clock against this one's
-  // (host, rdmabench path) -> why its check failed.
-  std::map<std::pair<std::string, std::string>, std::string> bad_paths;
-  size_t finished = 0, failed = 0;  // points run now, and those of them that failed
-  size_t left_out = 0;              // a fabric's points left out with their hosts (failed)
-  size_t bad_links = 0;             // a fabric's link measurements judged bad
-  std::map<std::string, std::string> lost_agents;  // hosts whose agent was lost mid-campaign
-};
 
 // Hosts and how they are used.
 void collect_hosts(Sweep& s) {
@@ -244,84 +197,6 @@ void start_sweep(Sweep& s, std::ostream& out) {
   out << "; results in " << s.dir << std::endl;
 }
 
-// One host, on a thread of its own: every rdmabench path it uses runs; then its environment
-// once (DIR/env/<host>.json) and, for a fabric, its clock offset. What the sweep keeps of it
-// (failures, bad paths, CPUs, clock) is written under `mu`.
-void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::mutex& mu,
-                    std::vector<std::string>& failures, std::ostream& err) {
-  const Campaign& c = s.c;
-  Launcher& l = *s.launchers.at(host);
-  try {
-    std::string good;  // a path that passed, for the environment
-    std::string first_error;
-    for (const auto& path : use.paths) {
-      try {
-        // (+20 s: the first run of a large binary from a network file system, the testbed's 9p
-        // or NFS, may take that long; an unreachable host fails at the connection.)
-        check_host(l, path, c.connect_timeout_s + 20);
-        if (good.empty() || path == use.rdmabench) good = path;
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(mu);
-        s.bad_paths[{host, path}] = e.what();
-        if (first_error.empty()) first_error = e.what();
-      }
-    }
-    if (good.empty()) throw Error(first_error);
-    if (!first_error.empty()) {
-      std::lock_guard<std::mutex> lock(mu);
-      failures.push_back("host check failed for " + join(use.roles) + ": " + first_error);
-    }
-    nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
-    // The clock offsets serve a fabric's synchronised start and windows only.
-    ClockOffset clock;
-    if (c.fabric) {
-      clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
-      env["clock_offset"] = {{"offset_s", clock.offset_s},
-                             {"uncertainty_s", clock.uncertainty_s},
-                             {"samples", clock.samples}};
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (c.fabric) s.host_clocks[host] = clock;
-      if (env["cpus"].is_number_unsigned()) s.host_cpus[host] = env["cpus"].get<unsigned>();
-    }
-    write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
-    if (env.contains("devices_error"))
-      err << "rdmabench: warning: " + host +
-                 ": 'rdmabench devices --json' failed: " + env["devices_error"].get<std::string>() +
-                 "\n";
-  } catch (const std::exception& e) {
-    std::lock_guard<std::mutex> lock(mu);
-    for (const auto& path : use.paths) s.bad_paths.try_emplace({host, path}, e.what());
-    failures.push_back("host check failed for " + join(use.roles) + ": " + e.what());
-  }
-}
-
-// Hosts: reachable, rdmabench runs; environment once. In parallel, one thread per host. False
-// when a host failed and the sweep must stop having run nothing (a fabric goes on without it).
-bool check_hosts(Sweep& s, std::ostream& err) {
-  std::mutex mu;
-  std::vector<std::string> failures;
-  std::vector<std::thread> threads;
-  for (auto& [h, u] : s.hosts) {
-    threads.emplace_back(
-        [&, host = h, use = u] { check_one_host(s, host, use, mu, failures, err); });
-  }
-  for (auto& t : threads) t.join();
-  if (!failures.empty() && s.c.fabric) {
-    // A fabric goes on without them: their links are left out (recorded failed below).
-    for (const auto& f : failures) err << "rdmabench: " << f << "\n";
-    for (const FabricHost& fh : s.c.fabric->hosts)
-      if (s.bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0)
-        err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
-  } else if (!failures.empty()) {
-    for (const auto& f : failures) err << "rdmabench: " << f << "\n";
-    err << "rdmabench: no point was run" << std::endl;
-    return false;
-  }
-  return true;
-}
-
 void disconnect_all(Sweep& s) {
   for (auto& [h, l] : s.launchers) l->disconnect();
 }
@@ -366,36 +241,6 @@ void leave_out_failed_hosts(Sweep& s, IndexWriter& writer) {
   s.todo = std::move(runnable);
 }
 
-// A fabric's agents (orchestrator/agent/agent_hub.h): one per machine that passed its check,
-// started together (ssh, local: bounded fan-out; slurm: one job step) and greeted; a host whose
-// agent does not come up is left out as one that failed its check.
-std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::ostream& err) {
-  if (!s.c.fabric) return nullptr;
-  std::map<std::string, AgentHub::Host> hosts;
-  for (const FabricHost& fh : s.c.fabric->hosts) {
-    if (s.bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0) continue;
-    Launcher* l = s.launchers.at(fh.spec.host).get();
-    if (!starts_agents(*l)) return nullptr;
-    hosts.try_emplace(fh.spec.host, AgentHub::Host{l, fh.spec.rdmabench});
-  }
-  AgentHubSettings settings;
-  settings.listen = s.c.fabric->agent_listen;
-  auto hub = std::make_unique<AgentHub>(token, settings);
-  const auto failed = hub->start(hosts);
-  for (const std::string& step : hub->steps())
-    err << "rdmabench: the agents run as Slurm step " << step << " (they connected to "
-        << hub->connect_address() << ")\n";
-  for (const auto& [host, why] : failed) {
-    err << "rdmabench: the agent on " << host << " did not start: " << why << "\n";
-    for (const FabricHost& fh : s.c.fabric->hosts)
-      if (fh.spec.host == host) {
-        s.bad_paths[{host, fh.spec.rdmabench}] = "its agent did not start: " + why;
-        err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
-      }
-  }
-  return hub;
-}
-
 // What the run step uses beyond the sweep's state; run_sweep keeps them alive to the summary.
 struct RunTools {
   const std::string& token;
@@ -423,9 +268,14 @@ void run_points(Sweep& s, const RunTools& t, std::ostream& out) {
     if (t.agents != nullptr && t.agents->has(h))
       by_host[h] = through_agents.emplace_back(t.agents->launcher(h)).get();
   }
-  const FabricSweepOutcome f = run_fabric_sweep(
-      s.todo, FabricSweepContext{s.c, s.x, s.dir, by_host, s.host_cpus, s.host_clocks, t.token,
-                                 t.halted, t.recorder, t.writer, t.progress, out});
+  FabricSweepContext ctx{s.c,     s.x,      s.dir,      by_host,  s.host_cpus, s.host_clocks,
+                         t.token, t.halted, t.recorder, t.writer, t.progress,  out};
+  if (t.agents != nullptr)
+    ctx.between_rounds = [&](std::map<std::string, ClockOffset>& clocks) {
+      refresh_clocks_if_due(s, *t.agents, t.writer);
+      clocks = s.host_clocks;
+    };
+  const FabricSweepOutcome f = run_fabric_sweep(s.todo, ctx);
   s.finished += f.finished;
   s.failed += f.failed;
   s.bad_links = f.bad_links;
@@ -505,7 +355,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     return 0;
   }
   start_sweep(s, out);
-  if (!check_hosts(s, err)) {
+  // A fabric's host checks are its agents' hellos (agent_checks.cc); the others' are commands.
+  const bool through_agents = fabric_through_agents(s);
+  if (!through_agents && !check_hosts(s, err)) {
     disconnect_all(s);
     return 1;
   }
@@ -513,7 +365,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   IndexWriter writer(s.index_path);
   record_skipped(s, writer);
   const std::string token = c.token.empty() ? random_token() : c.token;
-  std::unique_ptr<AgentHub> agents = start_agents(s, token, err);
+  std::unique_ptr<AgentHub> agents = through_agents ? start_agents(s, token, err) : nullptr;
   leave_out_failed_hosts(s, writer);
   Progress progress(err, stderr_is_terminal(), s.todo.size());
   SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());

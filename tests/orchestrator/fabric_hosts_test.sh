@@ -132,6 +132,23 @@ campaign "$WORK/pw.json" "" || fail "cannot write the pairwise campaign"
 # exit 6: a bad link
 sweep_expect 6 "ok=12 failed=0 skipped=0 results=12 lines=19 envs=4" "$WORK/pw.json" "$WORK/p"
 grep -q '^  bad: rb-host2 -> rb-host3 at 4K: .* alone still ' "$WORK/p.out" || fail "the planted link is not called bad"
+# The hosts were checked by their agents' hellos alone, and their clocks measured over the agents'
+# connections: the bound is printed (what the emulated guests allow), and each env file has it.
+bound=$(grep -o 'clock offsets of 4 host(s), over their agents. connections: bound at most [0-9.]* ms ([^)]*)' "$WORK/p.err") ||
+    { show "$WORK/p.err"; fail "the sweep did not print the clock offsets' bound"; }
+echo "$bound" >&2
+python3 - "$WORK/p" <<'PY' || fail "the env files do not hold the agents' environment and clock offsets"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/env/*.json"):
+    e = json.load(open(f))
+    assert e["rdmabench_version"].startswith("rdmabench ") and e["kernel"] and e["cpus"] >= 1, e
+    assert e["devices"][0]["name"] == "rxe0", e["devices"]
+    c = e["clock_offset"]
+    assert c["samples"] == 8 and 0 < c["uncertainty_s"] < 1, c
+print("env files: 4, each with the agent's environment and an offset within %.3f ms"
+      % (1e3 * max(json.load(open(f))["clock_offset"]["uncertainty_s"]
+                   for f in glob.glob(sys.argv[1] + "/env/*.json"))))
+PY
 python3 - "$WORK/p" <<'PY' || fail "the verdicts or round records are not what the planted link makes"
 import itertools, json, sys
 recs = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]

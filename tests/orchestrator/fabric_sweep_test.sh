@@ -110,7 +110,7 @@ for x in docs:
     assert abs(w["start_unix_s"] - __import__("time").time()) < 3600, w  # a real Unix time
 env = json.load(open(glob.glob(d + "/env/*.json")[0]))
 o = env["clock_offset"]
-assert o["samples"] == 5 and abs(o["offset_s"]) <= o["uncertainty_s"] + 1e-6, o
+assert o["samples"] == 8 and abs(o["offset_s"]) <= o["uncertainty_s"] + 1e-6, o  # over the agent
 print("pairwise: 12 links in 6 rounds, as planned; a round record each, with its overlap")
 PY
 [ "$(grep -c "^round [1-6]/6 'pairwise" "$T/run.err")" = 6 ] || fail "the sweep did not print a line per round"

@@ -3,8 +3,8 @@
 # (testbed/slurm; run by fabric_hosts_test.sh on its fabric, after `fabric up 4 --slurm`). The
 # sweep runs on rb-host1 inside `salloc`, every server and client a job step started by srun.
 #   1. configs/slurm-campaign.sbatch submitted with sbatch: a pairwise fabric of the job's 3 nodes
-#      (no hosts named), every link measured through one agent per node, the agents one job step
-#      (named by the sweep, in every index line, the job's last step in the slurmd logs), no
+#      (no hosts named), every link measured through one agent per node, the agents the job's only
+#      step (named by the sweep, in every index line, the one step in the slurmd logs), no
 #      rdmabench step left (squeue --steps).
 #   2. errors, before anything runs: a sweep outside an allocation, a host outside it (exit 2).
 #   3. a point that times out and a sweep interrupted by SIGINT: the steps are cancelled, nothing
@@ -15,8 +15,9 @@
 #      ssh launcher (from this machine): compare_sweeps.py finds the same documents, env files and
 #      index, field by field.
 #   5. a node that cannot start steps (its slurmd stopped, in an allocation made with --no-kill):
-#      the pairwise fabric leaves it out with its links, like an unreachable ssh host, and runs
-#      the rest (exit 1). Last: the node stays down until the fabric goes.
+#      the agents' step fails there, each node's agent is started again in a step of its own, and
+#      the pairwise fabric leaves that node out with its links, like an unreachable ssh host, and
+#      runs the rest (exit 1). Last: the node stays down until the fabric goes.
 # Usage: slurm_sweep_test.sh RDMABENCH CHECK_RESULTS WORK (RDMABENCH_FABRIC_DIR: a fabric of at
 # least 3 guests with Slurm up; WORK: a folder the guests can read and write).
 set -u
@@ -105,8 +106,9 @@ counts=$("$CHECK" "$W/pw") || fail "the pairwise results do not validate ($count
 case $counts in "ok=3 failed=0 skipped=0 results=3 "*" envs=3") ;; *) fail "pairwise: got $counts" ;; esac
 on1 squeue -h --steps -j "$(cat "$W/pw.job")" -o '%i %j' >"$W/pw.steps" 2>/dev/null
 no_steps_left "$W/pw"
-# One job step for the three agents: the sweep names it, every point's both ends ran in it, and
-# slurmd on each node launched no step of the job after it (the host checks' steps come before).
+# One job step for the whole campaign: the sweep names its agents' step, every point's both ends
+# ran in it, and slurmd on the nodes launched no other step of the job (the agents' hellos are the
+# host checks).
 agents_step=$(sed -n 's/^rdmabench: the agents run as Slurm step \([0-9.]*\) .*/\1/p' "$W/pw.out")
 [ -n "$agents_step" ] || fail "the sweep did not say which step runs its agents"
 cat "$RB_SLURM_DIR"/slurmd-*.log >"$W/pw.slurmd.log" 2>/dev/null
@@ -123,9 +125,8 @@ assert launched, "no 'launch task StepId=%s.N' line in the slurmd logs" % job
 ids = sorted(set(int(i) for i in launched))
 a = int(agents.split(".")[1])
 assert launched.count(str(a)) == 3, "the agents' step %s was launched on %d nodes" % (agents, launched.count(str(a)))
-assert max(ids) == a, "steps after the agents' %s: %s" % (agents, [i for i in ids if i > a])
-print("one step for the 3 agents: %s (the host checks: %d steps before it); every point's ends in it"
-      % (agents, len([i for i in ids if i < a])))
+assert ids == [a], "steps of the job besides the agents' %s: %s" % (agents, [i for i in ids if i != a])
+print("one step for the whole campaign, the 3 agents': %s; every point's ends in it" % agents)
 PY
 
 step "slurm 2. refused before anything runs: outside an allocation, a host outside it"
@@ -240,6 +241,12 @@ rc=$?
 show "$W/down.out" "$W/down.err"
 [ "$rc" = 1 ] || fail "a node down: expected exit 1, got $rc"
 grep -q 'fabric host rb-host3 is left out, with its links' "$W/down.err" || fail "rb-host3 is not named as left out"
+# The agents' step could not start on rb-host3: each node's agent was started again in a step of
+# its own, and only rb-host3's failed.
+grep -q "host check failed for fabric host 'rb-host3': its agent did not start" "$W/down.err" ||
+    fail "rb-host3's agent is not named as the one that did not start"
+[ "$(grep -c '^rdmabench: the agents run as Slurm step' "$W/down.err")" -ge 2 ] ||
+    fail "the agents were not started again one step per node"
 counts=$("$CHECK" "$W/down") || fail "the node-down results do not validate ($counts)"
 case $counts in "ok=1 failed=2 skipped=0 results=1 "*) ;; *) fail "node down: got $counts" ;; esac
 

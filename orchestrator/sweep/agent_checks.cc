@@ -1,0 +1,117 @@
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "base/utc_time.h"
+#include "model/result.h"
+#include "orchestrator/sweep/sweep_state.h"
+
+// A fabric's agents as its host checks (sweep_state.h): one agent per host, started together
+// (ssh, local: bounded fan-out; slurm: one job step) and greeted. The hello is the check: the
+// agent's version (another than this one's is refused) and the host's environment, gathered
+// there by the same script the checks by command run (launch/host_env.h); DIR/env/<host>.json
+// gets it with the host's clock offset, measured over the agent's connection. No command or
+// step per host besides the agent's own launch. A host whose agent does not come up is left out
+// with its links, as one that fails its check.
+namespace rdmabench {
+namespace {
+
+// Exchanges per agent for a clock offset (the shortest round trip counts), and their bound.
+constexpr unsigned kClockSamples = 8;
+constexpr double kClockTimeoutS = 30;
+// A long campaign measures the offsets again this often (between rounds), and records each.
+constexpr double kClockRefreshS = 300;
+
+std::string ms_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s * 1e3);
+  return buf;
+}
+
+nlohmann::json offset_json(const ClockOffset& c) {
+  return {{"offset_s", c.offset_s}, {"uncertainty_s", c.uncertainty_s}, {"samples", c.samples}};
+}
+
+// Measures every agent's clock and keeps it for the rounds; returns the largest uncertainty's
+// host ("" when none was measured).
+std::string take_clocks(Sweep& s, AgentHub& hub, std::ostream& err) {
+  const auto clocks = hub.measure_clocks(kClockSamples, kClockTimeoutS);
+  std::string worst;
+  for (const auto& [host, c] : clocks) {
+    s.host_clocks[host] = c;
+    if (worst.empty() || c.uncertainty_s > clocks.at(worst).uncertainty_s) worst = host;
+  }
+  for (const auto& [host, u] : s.hosts)
+    if (hub.lost(host).empty() && clocks.count(host) == 0)
+      err << "rdmabench: warning: " << host
+          << ": no clock offset (its agent did not answer the time exchanges); its flows start "
+             "on the controller's clock\n";
+  return worst;
+}
+
+}  // namespace
+
+bool fabric_through_agents(const Sweep& s) {
+  if (!s.c.fabric) return false;
+  return std::all_of(s.launchers.begin(), s.launchers.end(),
+                     [](const auto& l) { return starts_agents(*l.second); });
+}
+
+std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::ostream& err) {
+  if (!fabric_through_agents(s)) return nullptr;
+  std::map<std::string, AgentHub::Host> hosts;
+  for (const FabricHost& fh : s.c.fabric->hosts)
+    hosts.try_emplace(fh.spec.host,
+                      AgentHub::Host{s.launchers.at(fh.spec.host).get(), fh.spec.rdmabench});
+  AgentHubSettings settings;
+  settings.listen = s.c.fabric->agent_listen;
+  auto hub = std::make_unique<AgentHub>(token, settings);
+  const auto failed = hub->start(hosts);
+  for (const std::string& step : hub->steps())
+    err << "rdmabench: the agents run as Slurm step " << step << " (they connected to "
+        << hub->connect_address() << ")\n";
+  for (const auto& [host, why] : failed) {
+    err << "rdmabench: host check failed for " << join(s.hosts.at(host).roles)
+        << ": its agent did not start: " << why << "\n";
+    for (const FabricHost& fh : s.c.fabric->hosts)
+      if (fh.spec.host == host) {
+        s.bad_paths[{host, fh.spec.rdmabench}] = "its agent did not start: " + why;
+        err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
+      }
+  }
+  const std::string worst = take_clocks(s, *hub, err);
+  if (!worst.empty())
+    err << "rdmabench: clock offsets of " << s.host_clocks.size()
+        << " host(s), over their agents' connections: bound at most "
+        << ms_text(s.host_clocks.at(worst).uncertainty_s) << " ms (" << worst << ")\n";
+  for (const auto& [host, h] : hosts) {
+    if (failed.count(host) != 0) continue;
+    nlohmann::json env = {{"host", host}, {"rdmabench", h.rdmabench}, {"captured_at", utc_now()}};
+    env.update(hub->hello(host).value("env", nlohmann::json::object()));
+    if (auto c = s.host_clocks.find(host); c != s.host_clocks.end())
+      env["clock_offset"] = offset_json(c->second);
+    if (env.value("cpus", nlohmann::json()).is_number_unsigned())
+      s.host_cpus[host] = env["cpus"].get<unsigned>();
+    write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
+    if (env.contains("devices_error"))
+      err << "rdmabench: warning: " << host
+          << ": 'rdmabench devices --json' failed: " << env["devices_error"].get<std::string>()
+          << "\n";
+  }
+  s.clocks_at = std::chrono::steady_clock::now();
+  return hub;
+}
+
+void refresh_clocks_if_due(Sweep& s, AgentHub& hub, IndexWriter& writer) {
+  if (std::chrono::steady_clock::now() - s.clocks_at <
+      std::chrono::duration<double>(kClockRefreshS))
+    return;
+  std::ostringstream quiet;
+  take_clocks(s, hub, quiet);
+  s.clocks_at = std::chrono::steady_clock::now();
+  nlohmann::ordered_json hosts = nlohmann::ordered_json::object();
+  for (const auto& [host, c] : s.host_clocks) hosts[host] = offset_json(c);
+  writer.append({{"record", "clock_offsets"}, {"time", utc_now()}, {"hosts", hosts}});
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,93 @@
+#include <mutex>
+#include <thread>
+
+#include "base/error.h"
+#include "base/utc_time.h"
+#include "model/result.h"
+#include "orchestrator/launch/host_env.h"
+#include "orchestrator/sweep/sweep_state.h"
+
+// The host checks by command (host pairs; sweep_state.h): every rdmabench path a host uses runs,
+// then its environment once and, for a fabric, its clock offset.
+namespace rdmabench {
+namespace {
+
+// One host, on a thread of its own: every rdmabench path it uses runs; then its environment
+// once (DIR/env/<host>.json) and, for a fabric, its clock offset. What the sweep keeps of it
+// (failures, bad paths, CPUs, clock) is written under `mu`.
+void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::mutex& mu,
+                    std::vector<std::string>& failures, std::ostream& err) {
+  const Campaign& c = s.c;
+  Launcher& l = *s.launchers.at(host);
+  try {
+    std::string good;  // a path that passed, for the environment
+    std::string first_error;
+    for (const auto& path : use.paths) {
+      try {
+        // (+20 s: the first run of a large binary from a network file system, the testbed's 9p
+        // or NFS, may take that long; an unreachable host fails at the connection.)
+        check_host(l, path, c.connect_timeout_s + 20);
+        if (good.empty() || path == use.rdmabench) good = path;
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        s.bad_paths[{host, path}] = e.what();
+        if (first_error.empty()) first_error = e.what();
+      }
+    }
+    if (good.empty()) throw Error(first_error);
+    if (!first_error.empty()) {
+      std::lock_guard<std::mutex> lock(mu);
+      failures.push_back("host check failed for " + join(use.roles) + ": " + first_error);
+    }
+    nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
+    // The clock offsets serve a fabric's synchronised start and windows only.
+    ClockOffset clock;
+    if (c.fabric) {
+      clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
+      env["clock_offset"] = {{"offset_s", clock.offset_s},
+                             {"uncertainty_s", clock.uncertainty_s},
+                             {"samples", clock.samples}};
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (c.fabric) s.host_clocks[host] = clock;
+      if (env["cpus"].is_number_unsigned()) s.host_cpus[host] = env["cpus"].get<unsigned>();
+    }
+    write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
+    if (env.contains("devices_error"))
+      err << "rdmabench: warning: " + host +
+                 ": 'rdmabench devices --json' failed: " + env["devices_error"].get<std::string>() +
+                 "\n";
+  } catch (const std::exception& e) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& path : use.paths) s.bad_paths.try_emplace({host, path}, e.what());
+    failures.push_back("host check failed for " + join(use.roles) + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+bool check_hosts(Sweep& s, std::ostream& err) {
+  std::mutex mu;
+  std::vector<std::string> failures;
+  std::vector<std::thread> threads;
+  for (auto& [h, u] : s.hosts) {
+    threads.emplace_back(
+        [&, host = h, use = u] { check_one_host(s, host, use, mu, failures, err); });
+  }
+  for (auto& t : threads) t.join();
+  if (!failures.empty() && s.c.fabric) {
+    // A fabric goes on without them: their links are left out (recorded failed below).
+    for (const auto& f : failures) err << "rdmabench: " << f << "\n";
+    for (const FabricHost& fh : s.c.fabric->hosts)
+      if (s.bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0)
+        err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
+  } else if (!failures.empty()) {
+    for (const auto& f : failures) err << "rdmabench: " << f << "\n";
+    err << "rdmabench: no point was run" << std::endl;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace rdmabench
