@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/version.h"
 #include "orchestrator/agent/agent.h"
 
 namespace rdmabench::agent {
@@ -108,6 +109,8 @@ int main() {
   StandinSessions sessions(doc.str(), flow != nullptr ? std::strtod(flow, nullptr) : 0.0);
   AgentOptions opt;
   opt.token = token != nullptr ? token : "";
-  opt.facts = {{"host", "standin"}, {"version", "standin"}, {"pid", ::getpid()}, {"cpus", 2}};
+  // The controller refuses an agent of another version: the stand-in says this build's.
+  opt.facts = {
+      {"host", "standin"}, {"version", rdmabench::kVersion}, {"pid", ::getpid()}, {"cpus", 2}};
   return run_agent(opt, sessions, STDIN_FILENO, STDOUT_FILENO, std::cerr);
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "base/error.h"
 #include "orchestrator/launch/job_output.h"
@@ -156,11 +157,17 @@ void await_clients(std::map<std::string, ServerSlot>& servers,
   }
 }
 
-// The rest of the clients' output (bounded), then the servers end on their own (--sessions).
-// Interrupted: neither; every process of the round is stopped at once.
-void finish_round(std::map<std::string, ServerSlot>& servers,
+// The rest of the clients' output (bounded), then the servers end on their own (--sessions): up
+// to 10 s for those whose every client started. A server with a client that never started (its
+// host lost, its agent gone) still waits for that session: it is stopped at once, so a lost host
+// does not cost every later round of the campaign 10 s. Interrupted: neither; every process of
+// the round is stopped at once.
+void finish_round(const std::vector<RoundFlow>& flows, std::map<std::string, ServerSlot>& servers,
                   std::vector<std::unique_ptr<Job>>& clients, const RoundContext& ctx,
                   Clock::time_point deadline) {
+  std::set<std::string> short_of_a_client;
+  for (size_t i = 0; i < flows.size(); ++i)
+    if (!clients[i]) short_of_a_client.insert(flows[i].server_name);
   for (int i = 0; i < 50 && !ctx.stop.load(); ++i) {
     bool open = false;
     for (auto& c : clients) open = open || (c && !c->output_closed());
@@ -170,7 +177,8 @@ void finish_round(std::map<std::string, ServerSlot>& servers,
   const auto server_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
   while (!ctx.stop.load()) {
     bool running = false;
-    for (auto& [name, s] : servers) running = running || (s.job && s.job->running());
+    for (auto& [name, s] : servers)
+      running = running || (s.job && short_of_a_client.count(name) == 0 && s.job->running());
     if (!running || Clock::now() >= server_deadline) break;
     std::vector<std::unique_ptr<Job>> none;
     pump_jobs(jobs_of(servers, none), 100);
@@ -218,7 +226,7 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
   await_ready_lines(servers, ctx, deadline);
   std::vector<std::unique_ptr<Job>> clients = start_clients(flows, servers, ctx, failed);
   await_clients(servers, clients, ctx, deadline, failed);
-  finish_round(servers, clients, ctx, deadline);
+  finish_round(flows, servers, clients, ctx, deadline);
   const double took = std::chrono::duration<double>(Clock::now() - t0).count();
   return outcomes(flows, servers, clients, failed, took);
 }

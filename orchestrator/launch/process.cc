@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -95,19 +96,26 @@ SpawnFds open_spawn_fds(const SpawnOptions& opt) {
   return f;
 }
 
-// The child, from fork to execve: async-signal-safe calls only (no allocation). Its own process
-// group, SIGKILL when the parent dies (exits at once if it already has), no blocked signals and
-// default dispositions, the descriptors as 0, 1 and 2; if execve fails, its errno goes to the
-// parent through the exec-status pipe.
+// The child, from vfork to execve: system calls only (no allocation, no write to memory it
+// shares with the parent until execve: vfork lends it the parent's). It starts with every signal
+// blocked (the parent blocked them around vfork, so no handler of the parent's runs here), sets
+// every disposition to the default, then unblocks them all. Its own process group, SIGKILL when
+// the parent dies (exits at once if it already has), the descriptors as 0, 1 and 2; if execve
+// fails, its errno goes to the parent through the exec-status pipe.
 [[noreturn]] void exec_child(pid_t parent, const char* prog, char* const* argv, char* const* envp,
                              const SpawnFds& f) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; ++s)
+    if (s != SIGKILL && s != SIGSTOP)
+      ::sigaction(s, &dfl, nullptr);  // (fails quietly for
+                                      // glibc's own signals)
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(s, SIG_DFL);
   ::dup2(f.in[0], 0);
   ::dup2(f.file >= 0 ? f.file : f.out[1], 1);
   ::dup2(f.file >= 0 ? f.file : f.err[1], 2);
@@ -145,21 +153,26 @@ std::unique_ptr<Child> Child::spawn(const SpawnOptions& opt) {
   const std::string prog = find_program(opt.argv[0]);
   if (prog.empty()) throw Error("cannot run " + opt.argv[0] + ": not found in PATH");
 
-  // Everything the child needs is prepared here: after fork it only calls async-signal-safe
-  // functions.
+  // Everything the child needs is prepared here: after vfork it only makes system calls.
+  // vfork, not fork: a large controller (a fabric of a thousand hosts) would have its page tables
+  // copied for each child, and then take a fault on every page it writes until the child execs.
   std::vector<std::string> env = child_environment(opt.extra_env);
   std::vector<char*> envp = c_array(env);
   std::vector<std::string> args = opt.argv;
   std::vector<char*> argv = c_array(args);
   SpawnFds fds = open_spawn_fds(opt);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    fds.close_all();
-    throw_sys("fork", opt.argv[0], e);
-  }
+  sigset_t all, before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);
+  const pid_t pid = ::vfork();
   if (pid == 0) exec_child(parent, prog.c_str(), argv.data(), envp.data(), fds);
+  const int vfork_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (pid < 0) {
+    fds.close_all();
+    throw_sys("vfork", opt.argv[0], vfork_errno);
+  }
   ::setpgid(pid, pid);  // also from the parent: no race with signal_group()
   auto c = std::unique_ptr<Child>(new Child());
   c->pid_ = pid;
