@@ -136,14 +136,32 @@ std::vector<std::unique_ptr<Job>> start_clients(const std::vector<RoundFlow>& fl
   return clients;
 }
 
+// A server whose process is gone mid-round (killed, its host or agent lost: exit 255 or a
+// signal), not one that ended on its own or reported a failure: its clients cannot succeed, and
+// would otherwise try to connect until their own timeout.
+bool server_gone(ServerSlot& s) {
+  if (!s.job || s.job->running()) return false;
+  const int st = s.job->status();
+  return st == 255 || st > 128;
+}
+
 // Until every client has exited, the deadline or the stop flag (a client still running then
-// fails its flow).
-void await_clients(std::map<std::string, ServerSlot>& servers,
+// fails its flow). The clients of a server that is gone are stopped at once, with its reason.
+void await_clients(const std::vector<RoundFlow>& flows, std::map<std::string, ServerSlot>& servers,
                    std::vector<std::unique_ptr<Job>>& clients, const RoundContext& ctx,
                    Clock::time_point deadline, std::vector<std::string>& failed) {
   for (;;) {
     bool running = false;
-    for (auto& c : clients) running = running || (c && c->running());
+    for (size_t i = 0; i < clients.size(); ++i) {
+      if (!clients[i] || !clients[i]->running()) continue;
+      running = true;
+      ServerSlot& s = servers.at(flows[i].server_name);
+      if (failed[i].empty() && server_gone(s)) {
+        failed[i] =
+            "its server on " + flows[i].server_name + " is gone (" + s.job->status_text() + ")";
+        clients[i]->begin_stop();
+      }
+    }
     if (!running) break;
     if (ctx.stop.load() || Clock::now() >= deadline) {
       const std::string why = ctx.stop.load() ? "interrupted"
@@ -225,7 +243,7 @@ std::vector<PointOutcome> run_round(const std::vector<RoundFlow>& flows, const R
   start_servers(servers, ctx);
   await_ready_lines(servers, ctx, deadline);
   std::vector<std::unique_ptr<Job>> clients = start_clients(flows, servers, ctx, failed);
-  await_clients(servers, clients, ctx, deadline, failed);
+  await_clients(flows, servers, clients, ctx, deadline, failed);
   finish_round(flows, servers, clients, ctx, deadline);
   const double took = std::chrono::duration<double>(Clock::now() - t0).count();
   return outcomes(flows, servers, clients, failed, took);
