@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "base/error.h"
+#include "base/utc_time.h"
 #include "cli/exit_status.h"
 #include "cli/print.h"
 #include "cli/workload_cli.h"
@@ -27,8 +28,7 @@ void on_client_signal(int sig) { ::_exit(128 + sig); }
 double parse_start_at(const std::string& text, double timeout_s) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  const double now =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double now = realtime_unix_s();
   if (text.empty() || *end != '\0' || !(v > 0) || v - now > timeout_s)
     throw ConfigError("start-at", text,
                       "a Unix time in seconds at most the timeout (" +

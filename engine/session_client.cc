@@ -178,7 +178,7 @@ void ClientSession::wait_senders(WorkerControl& control, uint32_t workers, Inter
 void ClientSession::wait_for_start_time() {
   using std::chrono::system_clock;
   const double at = *opt_.start_at;
-  const double now = std::chrono::duration<double>(system_clock::now().time_since_epoch()).count();
+  const double now = realtime_unix_s();
   if (at > now)
     std::this_thread::sleep_until(system_clock::time_point(
         std::chrono::duration_cast<system_clock::duration>(std::chrono::duration<double>(at))));

@@ -9,16 +9,13 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/utc_time.h"
 #include "orchestrator/agent/agent_protocol.h"
 
 namespace rdmabench::agent {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double wall_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // The agent's end of the connection: frames out (blocking writes), frames in (non-blocking).
 class Connection {
@@ -173,7 +170,7 @@ class Agent {
       return Outcome::go_on;
     }
     if (type == kTime)
-      return conn_.send({{"type", kTime}, {"seq", m.value("seq", 0)}, {"t", wall_now()}})
+      return conn_.send({{"type", kTime}, {"seq", m.value("seq", 0)}, {"t", realtime_unix_s()}})
                  ? Outcome::go_on
                  : Outcome::gone;
     if (type == kBye) return Outcome::bye;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/utc_time.h"
 #include "base/version.h"
 #include "orchestrator/agent/agent_hub_state.h"
 #include "orchestrator/launch/job_output.h"
@@ -24,10 +25,6 @@ AgentJob* job_of(const std::map<uint64_t, AgentJob*>& jobs, const nlohmann::json
   if (!m.contains("job") || !m["job"].is_number_unsigned()) return nullptr;
   auto it = jobs.find(m["job"].get<uint64_t>());
   return it == jobs.end() ? nullptr : it->second;
-}
-
-double wall_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Writes all of `data` to a connected socket (blocking); false when the peer is gone.
@@ -228,7 +225,7 @@ void AgentHub::pump(int timeout_ms) {
       others = true;
       continue;
     }
-    a->read_at = wall_now();
+    a->read_at = realtime_unix_s();
     if (a->launch) {
       a->launch->process().read_available();
       keep_tail(a->err_tail, a->launch->process().take_err());
@@ -366,7 +363,7 @@ std::map<std::string, ClockOffset> AgentHub::measure_clocks(unsigned samples, do
     for (auto& [host, a] : agents_) {
       if (!a->greeted || !a->lost.empty()) continue;
       a->time_seq = ++seq;
-      a->time_sent = wall_now();
+      a->time_sent = realtime_unix_s();
       send(*a, {{"type", proto::kTime}, {"seq", a->time_seq}});
     }
     const auto waiting = [&] {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/utc_time.h"
 #include "orchestrator/launch/job_output.h"
 
 namespace rdmabench {
@@ -112,10 +113,7 @@ std::vector<std::unique_ptr<Job>> start_clients(const std::vector<RoundFlow>& fl
                                                 const RoundContext& ctx,
                                                 std::vector<std::string>& failed) {
   std::optional<double> start_at;
-  if (ctx.start_delay_s > 0 && flows.size() > 1)
-    start_at =
-        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() +
-        ctx.start_delay_s;
+  if (ctx.start_delay_s > 0 && flows.size() > 1) start_at = realtime_unix_s() + ctx.start_delay_s;
   std::vector<std::unique_ptr<Job>> clients(flows.size());
   for (size_t i = 0; i < flows.size(); ++i) {
     const RoundFlow& f = flows[i];
