@@ -107,12 +107,11 @@ SpawnFds open_spawn_fds(const SpawnOptions& opt) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
+  // Every disposition to the default (glibc's own signals refuse it, quietly).
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int s = 1; s < NSIG; ++s)
-    if (s != SIGKILL && s != SIGSTOP)
-      ::sigaction(s, &dfl, nullptr);  // (fails quietly for
-                                      // glibc's own signals)
+    if (s != SIGKILL && s != SIGSTOP) ::sigaction(s, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
