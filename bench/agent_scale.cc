@@ -75,14 +75,16 @@ int run(const std::string& standin, int hosts, int rounds) {
                             {"matrix", {{"op", "write"}, {"sizes", {{65536}}}, {"duration_s", 1}}}};
   const auto t_plan = Clock::now();
   const Campaign c = parse_campaign(j, "/tmp", standin);
+  const long parsed_kib = status_kib(0, "VmRSS");
   const Expansion x = expand(c);
   std::vector<const Point*> todo;
   for (const Point& p : x.points) todo.push_back(&p);
   const long expanded_kib = status_kib(0, "VmRSS");
   const FabricRun plan = plan_fabric_run(c, todo, {});
   const double plan_s = since(t_plan);
-  std::fprintf(stderr, "RSS after the expansion %.0f MiB, after the plan %.0f MiB\n",
-               expanded_kib / 1024.0, status_kib(0, "VmRSS") / 1024.0);
+  std::fprintf(stderr,
+               "RSS after the campaign's parse %.0f MiB, its expansion %.0f MiB, the plan %.0f MiB\n",
+               parsed_kib / 1024.0, expanded_kib / 1024.0, status_kib(0, "VmRSS") / 1024.0);
   if (rounds == 0) return 0;
 
   std::unique_ptr<Launcher> local = make_local_launcher();
@@ -112,7 +114,7 @@ int run(const std::string& standin, int hosts, int rounds) {
   for (int r = 0; r < n; ++r) {
     std::vector<RoundFlow> round;
     for (const FabricRun::Member& m : plan.groups[r].members)
-      round.push_back({m.point, c.pair(m.point->pair), m.server_name});
+      round.push_back({m.point, c.pair(m.point->pair), plan.server_name(m)});
     const double cpu0 = cpu_seconds();
     const auto t0 = Clock::now();
     const double used = delay.next();

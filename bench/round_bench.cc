@@ -80,7 +80,7 @@ void BM_RunRound(benchmark::State& state) {
   const FabricRun run = plan_fabric_run(c, todo, {});
   std::vector<RoundFlow> flows;
   for (const FabricRun::Member& m : run.groups.at(0).members)
-    flows.push_back({m.point, c.pair(m.point->pair), m.server_name});
+    flows.push_back({m.point, c.pair(m.point->pair), run.server_name(m)});
   FakeLauncher fake(RDMABENCH_SOURCE_DIR "/tests/fixtures/results/qp/write_rc.json");
   std::atomic<bool> stop{false};
   const RoundContext ctx{{{"local", &fake}}, "token", 600, stop};

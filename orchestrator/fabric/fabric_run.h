@@ -15,8 +15,8 @@ namespace rdmabench {
 struct FabricRun {
   struct Member {
     const Point* point = nullptr;
-    std::string server_name;  // the fabric host that serves it
-    std::string client_name;
+    uint32_t server = 0;  // the fabric host that serves it (`host_names`)
+    uint32_t client = 0;
     uint32_t round = 0;  // its round in `round_plan`
   };
   struct Group {
@@ -27,6 +27,9 @@ struct FabricRun {
   std::string note;   // the cap applied, for the sweep's output
   std::string pattern;
   std::vector<Round> round_plan;  // the rounds as run
+  std::vector<std::string> host_names;  // the fabric's hosts, by index
+  const std::string& server_name(const Member& m) const { return host_names.at(m.server); }
+  const std::string& client_name(const Member& m) const { return host_names.at(m.client); }
   // A member's fabric fields for its result document: {"fabric": {pattern, round, round_index,
   // flows_in_round, server, client}} (built when it is recorded: a 1,000-host pairwise plan has
   // a million members).

@@ -103,7 +103,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
     if (ctx.stop.load()) break;
     std::vector<RoundFlow> flows;
     for (const FabricRun::Member& m : g.members) {
-      flows.push_back({m.point, c.pair(m.point->pair), m.server_name});
+      flows.push_back({m.point, c.pair(m.point->pair), run.server_name(m)});
       ctx.progress.started(m.point->id);
     }
     const double delay = start_delay.next();
@@ -123,7 +123,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
       const FabricRun::Member& m = g.members[i];
       const auto clock = clocks.find(c.pair(g.members[i].point->pair).client.host);
       const ClockOffset offset = clock != clocks.end() ? clock->second : ClockOffset{};
-      results.push_back({m.server_name, m.client_name, ok ? outcomes[i].document : nullptr,
+      results.push_back({run.server_name(m), run.client_name(m), ok ? outcomes[i].document : nullptr,
                          offset.offset_s, offset.uncertainty_s});
     }
     const nlohmann::json first = run.fields(g.members.front())["fabric"];

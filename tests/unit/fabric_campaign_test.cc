@@ -200,7 +200,7 @@ TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
   EXPECT_EQ(run.groups[0].members.size(), 3u);
   EXPECT_NE(run.note.find("no host told its CPUs"), std::string::npos) << run.note;
   for (const auto& m : run.groups[0].members) {
-    EXPECT_EQ(m.server_name, "a");
+    EXPECT_EQ(run.server_name(m), "a");
     EXPECT_EQ(run.fields(m)["fabric"]["round"], "incast 3->host0");
     EXPECT_EQ(run.fields(m)["fabric"]["flows_in_round"], 3);
     EXPECT_EQ(run.fields(m)["fabric"]["pattern"], "incast");
@@ -245,7 +245,7 @@ TEST(FabricRun, TheAutoCapIsTheFewestCpusOfAnyHostForEveryHost) {
   ASSERT_EQ(run.groups.size(), 4u);  // 2 parts x 2 combinations (write, send)
   for (const auto& g : run.groups) {
     ASSERT_EQ(g.members.size(), 1u);
-    EXPECT_EQ(g.members[0].server_name, "a");  // the 8-CPU host, capped at 1 too
+    EXPECT_EQ(run.server_name(g.members[0]), "a");  // the 8-CPU host, capped at 1 too
   }
   // With every host at 8 CPUs the cap is 7: one round of both flows.
   EXPECT_EQ(plan_fabric_run(c, todo, {{"a", 8}, {"b", 8}, {"c", 8}}).groups.size(), 2u);
