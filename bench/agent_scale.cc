@@ -53,6 +53,14 @@ long status_kib(long pid, const std::string& field) {
   return -1;
 }
 
+// The CPU time a process has run, in seconds (/proc/PID/schedstat: nanoseconds on the CPU).
+double run_seconds(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
+  double ns = 0;
+  in >> ns;
+  return ns / 1e9;
+}
+
 long open_fds(long pid) {
   std::error_code ec;
   long n = 0;
@@ -82,9 +90,10 @@ int run(const std::string& standin, int hosts, int rounds) {
   const long expanded_kib = status_kib(0, "VmRSS");
   const FabricRun plan = plan_fabric_run(c, todo, {});
   const double plan_s = since(t_plan);
-  std::fprintf(stderr,
-               "RSS after the campaign's parse %.0f MiB, its expansion %.0f MiB, the plan %.0f MiB\n",
-               parsed_kib / 1024.0, expanded_kib / 1024.0, status_kib(0, "VmRSS") / 1024.0);
+  std::fprintf(
+      stderr,
+      "RSS after the campaign's parse %.0f MiB, its expansion %.0f MiB, the plan %.0f MiB\n",
+      parsed_kib / 1024.0, expanded_kib / 1024.0, status_kib(0, "VmRSS") / 1024.0);
   if (rounds == 0) return 0;
 
   std::unique_ptr<Launcher> local = make_local_launcher();
@@ -103,6 +112,9 @@ int run(const std::string& standin, int hosts, int rounds) {
   std::map<std::string, Launcher*> launchers;
   for (const auto& [host, h] : where) launchers[host] = (owned[host] = hub.launcher(host)).get();
   const long agent_pid = hub.hello("h0")["pid"].get<long>();
+  std::vector<long> agent_pids;
+  for (const auto& [host, h] : where) agent_pids.push_back(hub.hello(host)["pid"].get<long>());
+  double agents_cpu = 0, agent_cpu_most = 0;
 
   std::atomic<bool> stop{false};
   StartDelay delay(std::nullopt);  // "auto", the campaigns' default
@@ -115,6 +127,9 @@ int run(const std::string& standin, int hosts, int rounds) {
     std::vector<RoundFlow> round;
     for (const FabricRun::Member& m : plan.groups[r].members)
       round.push_back({m.point, c.pair(m.point->pair), plan.server_name(m)});
+    std::vector<double> before;
+    if (r > 0)
+      for (long pid : agent_pids) before.push_back(run_seconds(pid));
     const double cpu0 = cpu_seconds();
     const auto t0 = Clock::now();
     const double used = delay.next();
@@ -123,6 +138,15 @@ int run(const std::string& standin, int hosts, int rounds) {
     delay.observe(used, out);
     const double w = since(t0);
     cpu += cpu_seconds() - cpu0;
+    if (r > 0) {
+      double most = 0;
+      for (size_t i = 0; i < agent_pids.size(); ++i) {
+        const double used = run_seconds(agent_pids[i]) - before[i];
+        agents_cpu += used;
+        most = std::max(most, used);
+      }
+      agent_cpu_most = std::max(agent_cpu_most, most);
+    }
     if (r == 0) {
       first_wall = w;  // its start delay is the first guess, 3 s
     } else {
@@ -143,11 +167,12 @@ int run(const std::string& standin, int hosts, int rounds) {
   // Rounds after the first: the automatic start delay has measured what a round needs.
   const int later = std::max(1, n - 1);
   std::printf(
-      "| %d | %.1f s | %d | %.1f ms (max %.1f), start delay %.0f ms | %.1f ms | %.0f MiB | "
-      "%.1f -> %.1f MiB | %ld | %ld -> %ld | %.0f s |\n",
+      "| %d | %.1f s | %d | %.1f ms (max %.1f), start delay %.0f ms | %.1f ms | %.0f ms (one: at "
+      "most %.1f ms) | %.0f MiB | %.1f -> %.1f MiB | %ld | %ld -> %ld | %.0f s |\n",
       hosts, greet_s, n, 1000 * wall / later, 1000 * worst, 1000 * delays / later, 1000 * cpu / n,
-      status_kib(0, "VmHWM") / 1024.0, agent_rss_first / 1024.0,
-      status_kib(agent_pid, "VmRSS") / 1024.0, open_fds(0), agent_fds_first, open_fds(agent_pid),
+      1000 * agents_cpu / later, 1000 * agent_cpu_most, status_kib(0, "VmHWM") / 1024.0,
+      agent_rss_first / 1024.0, status_kib(agent_pid, "VmRSS") / 1024.0, open_fds(0),
+      agent_fds_first, open_fds(agent_pid),
       first_wall + wall / later * static_cast<double>(plan.groups.size() - 1));
   std::fprintf(stderr, "plan: %.1f s, %zu rounds\n", plan_s, plan.groups.size());
   if (ok != flows) {

@@ -7,10 +7,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
 
 #include "base/error.h"
 #include "base/utc_time.h"
 #include "orchestrator/agent/agent_protocol.h"
+#include "orchestrator/launch/result_brief.h"
 
 namespace rdmabench::agent {
 namespace {
@@ -99,7 +101,7 @@ class Agent {
       const bool readable = sessions_.wait(static_cast<int>(std::max<int64_t>(0, wait.count())),
                                            conn_.in_fd(), events);
       for (const SessionEvent& e : events)
-        if (!conn_.send_frames(event_frames(e)))
+        if (!conn_.send_frames(brief_frames(e) + event_frames(e)))
           return finish(1, "the controller's connection broke");
       // Anything sent says the agent is alive: the heartbeat is due a quiet interval later.
       if (!events.empty()) next_beat = beat_after_now();
@@ -130,6 +132,20 @@ class Agent {
   Clock::time_point beat_after_now() const {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(opt_.heartbeat_s));
+  }
+
+  // A client session's output is kept until it exits; then its brief goes before its exit
+  // (result_brief.h: the controller reads the brief, and stores the document as it came).
+  std::string brief_frames(const SessionEvent& e) {
+    const auto it = client_out_.find(e.job);
+    if (it == client_out_.end()) return "";
+    if (e.kind == SessionEvent::Kind::out) it->second += e.data;
+    if (e.kind != SessionEvent::Kind::exit) return "";
+    nlohmann::json m = to_json(brief_of_output(it->second));
+    client_out_.erase(it);
+    m["type"] = kBrief;
+    m["job"] = e.job;
+    return encode_message(m);
   }
 
   int finish(int status, const std::string& why) {
@@ -190,6 +206,7 @@ class Agent {
     if (why.empty()) {
       try {
         sessions_.start(job, argv, opt_.token);
+        if (argv.front() == "client") client_out_[job];
       } catch (const Error& e) {
         why = e.what();
       }
@@ -204,6 +221,7 @@ class Agent {
   std::ostream& log_;
   std::string nonce_;
   bool authenticated_ = false;
+  std::map<uint64_t, std::string> client_out_;  // the running clients' output so far
 };
 
 }  // namespace

@@ -344,6 +344,8 @@ void AgentHub::handle(Agent& a, const nlohmann::json& m) {
       a.clock_samples.push_back({a.time_sent, m["t"].get<double>(), a.read_at});
       a.time_seq = 0;
     }
+  } else if (type == proto::kBrief) {
+    if (AgentJob* j = job_of(a.jobs, m)) j->set_brief(brief_from_json(m));
   } else if (type == proto::kExit) {
     if (AgentJob* j = job_of(a.jobs, m)) {
       a.jobs.erase(m["job"].get<uint64_t>());

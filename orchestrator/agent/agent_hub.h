@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "orchestrator/agent/agent_protocol.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
+#include "orchestrator/launch/result_brief.h"
 
 namespace rdmabench {
 
@@ -141,12 +143,14 @@ class AgentJob : public Job {
   void stop() override;
   void begin_stop() override;
   std::string step() const override { return hub_.step_of(host_); }  // its agent's
+  const ResultBrief* brief() const override { return brief_ ? &*brief_ : nullptr; }
   JobSource* source() override { return &hub_; }
 
   // From the hub.
   void set_id(uint64_t id) { id_ = id; }
   void append_out(const std::string& s) { out_ += s; }
   void append_err(const std::string& s) { err_ += s; }
+  void set_brief(ResultBrief b) { brief_ = std::move(b); }
   void exited(int status, std::string text);
 
  private:
@@ -154,6 +158,7 @@ class AgentJob : public Job {
   std::string host_;
   uint64_t id_ = 0;
   std::string out_, err_;
+  std::optional<ResultBrief> brief_;
   bool exited_ = false;
   bool stop_sent_ = false;
   int status_ = -1;

@@ -14,7 +14,9 @@
 //   controller -> agent   start {job, argv}                   argv: "server"|"client" and options
 //   agent -> controller   out {job, bytes} | err {job, bytes} (each followed by one raw frame:
 //                         the session's output, not escaped into JSON) | exit {job, status,
-//                         status_text}
+//                         status_text}; a client's exit comes after its brief {job, document,
+//                         invalid, error, sizes, port_gbps, start_waited_s, start_late_s}: what
+//                         its result document says (launch/result_brief.h), made on its host
 //   controller -> agent   stop {job} | time {seq} | bye {}
 //   agent -> controller   time {seq, t} | heartbeat {}       t: its wall clock (s since the epoch)
 //                         when it answered: the clock offsets (launch/clock_offset.h)
@@ -38,6 +40,7 @@ inline constexpr const char* kStart = "start";
 inline constexpr const char* kOut = "out";
 inline constexpr const char* kErr = "err";
 inline constexpr const char* kExit = "exit";
+inline constexpr const char* kBrief = "brief";
 inline constexpr const char* kStop = "stop";
 inline constexpr const char* kTime = "time";
 inline constexpr const char* kHeartbeat = "heartbeat";

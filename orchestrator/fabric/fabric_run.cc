@@ -76,13 +76,13 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
   for (const Point* p : todo) {
     const Flow& flow = c.links.at(p->pair);
     const Moved want{*p->round, flow.server, flow.client, 0};
-    const auto at = std::lower_bound(
-        moved.begin(), moved.end(), want,
-        [](const Moved& a, const Moved& b) { return a.key() < b.key(); });
+    const auto at =
+        std::lower_bound(moved.begin(), moved.end(), want,
+                         [](const Moved& a, const Moved& b) { return a.key() < b.key(); });
     if (at == moved.end() || at->key() != want.key())
       throw Error("internal: point " + p->id + " is in no round of the plan");
-    auto [it, fresh] =
-        group_of.emplace(std::make_tuple(p->repetition, at->index, p->work.get()), run.groups.size());
+    auto [it, fresh] = group_of.emplace(std::make_tuple(p->repetition, at->index, p->work.get()),
+                                        run.groups.size());
     if (fresh) run.groups.emplace_back();
     run.groups[it->second].members.push_back({p, flow.server, flow.client, at->index});
   }

@@ -26,7 +26,7 @@ struct FabricRun {
   size_t rounds = 0;  // rounds in the plan as run (after the cap's split)
   std::string note;   // the cap applied, for the sweep's output
   std::string pattern;
-  std::vector<Round> round_plan;  // the rounds as run
+  std::vector<Round> round_plan;        // the rounds as run
   std::vector<std::string> host_names;  // the fabric's hosts, by index
   const std::string& server_name(const Member& m) const { return host_names.at(m.server); }
   const std::string& client_name(const Member& m) const { return host_names.at(m.client); }

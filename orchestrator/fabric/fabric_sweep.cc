@@ -22,7 +22,7 @@ std::vector<LinkRun> link_runs(const FabricSweepContext& ctx) {
   std::vector<LinkRun> runs;
   for (const Point& p : ctx.expansion.points) {
     if (p.skipped()) continue;
-    LinkRun r{p.pair, ctx.campaign.pair_name(p.pair), p.values(), p.id, nullptr, ""};
+    LinkRun r{p.pair, ctx.campaign.pair_name(p.pair), p.values(), p.id, std::nullopt, ""};
     const auto it = index.find(p.id);
     if (it == index.end()) {
       r.error = "not run";
@@ -30,9 +30,9 @@ std::vector<LinkRun> link_runs(const FabricSweepContext& ctx) {
       r.error = it->second.error.substr(0, it->second.error.find('\n'));
     } else {
       std::ifstream in(ctx.dir + "/" + p.id + ".json");
-      r.document = nlohmann::json::parse(in, nullptr, false);
-      if (r.document.is_discarded()) {
-        r.document = nullptr;
+      r.brief = brief_of(nlohmann::json::parse(in, nullptr, false));
+      if (!r.brief->document) {
+        r.brief.reset();
         r.error = "its result document cannot be read";
       }
     }
@@ -70,20 +70,20 @@ void retest_suspects(std::vector<LinkVerdict>& verdicts, const FabricSweepContex
       }
       std::error_code ec;
       std::filesystem::create_directories(ctx.dir + "/retest", ec);
-      if (o.document.is_object()) {
-        nlohmann::json doc = o.document;
-        doc["point"] = {{"campaign", ctx.campaign.name},
-                        {"point_id", alone.id},
-                        {"retest_of", v.point_id},
-                        {"host_pair", pair.name},
-                        {"matrix", alone.values()}};
-        write_file_atomic(ctx.dir + "/retest/" + alone.id + ".json", doc.dump(2) + "\n");
-      }
+      if (o.brief.document)
+        write_file_atomic(ctx.dir + "/retest/" + alone.id + ".json",
+                          with_member(o.document, "point",
+                                      {{"campaign", ctx.campaign.name},
+                                       {"point_id", alone.id},
+                                       {"retest_of", v.point_id},
+                                       {"host_pair", pair.name},
+                                       {"matrix", alone.values()}}) +
+                              "\n");
       ctx.recorder.write_logs(alone.id, o);
       it = done.emplace(alone.id, std::move(o)).first;
     }
     const PointOutcome& o = it->second;
-    settle(v, o.ok ? figure(o.document, v.size, v.metric) : std::nullopt,
+    settle(v, o.ok ? o.brief.figure(v.size, v.metric) : std::nullopt,
            o.error.empty() ? "no figure for this size" : o.error.substr(0, o.error.find('\n')),
            crit);
   }
@@ -123,8 +123,9 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
       const FabricRun::Member& m = g.members[i];
       const auto clock = clocks.find(c.pair(g.members[i].point->pair).client.host);
       const ClockOffset offset = clock != clocks.end() ? clock->second : ClockOffset{};
-      results.push_back({run.server_name(m), run.client_name(m), ok ? outcomes[i].document : nullptr,
-                         offset.offset_s, offset.uncertainty_s});
+      results.push_back({run.server_name(m), run.client_name(m),
+                         ok ? std::optional(outcomes[i].brief) : std::nullopt, offset.offset_s,
+                         offset.uncertainty_s});
     }
     const nlohmann::json first = run.fields(g.members.front())["fabric"];
     const nlohmann::ordered_json summary =

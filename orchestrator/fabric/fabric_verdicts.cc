@@ -23,20 +23,6 @@ std::string with_unit(double v, const std::string& metric) {
   return metric == "gbps" ? three_digits(v) + " Gb/s" : three_digits(v / 1000) + " us";
 }
 
-// The slower end's port speed in a result document (devices.*.speed_gbps), if both tell.
-std::optional<double> port_speed(const nlohmann::json& doc) {
-  if (!doc.is_object() || !doc.contains("devices")) return std::nullopt;
-  std::optional<double> speed;
-  for (const char* side : {"client", "server"}) {
-    const nlohmann::json d = doc["devices"].value(side, nlohmann::json());
-    if (!d.is_object() || !d.contains("speed_gbps") || !d["speed_gbps"].is_number())
-      return std::nullopt;
-    const double s = d["speed_gbps"].get<double>();
-    speed = speed ? std::min(*speed, s) : s;
-  }
-  return speed;
-}
-
 }  // namespace
 
 VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::string& path) {
@@ -70,21 +56,6 @@ nlohmann::ordered_json to_json(const VerdictCriteria& c) {
           {"retest", c.retest}};
 }
 
-std::optional<double> figure(const nlohmann::json& document, uint64_t size,
-                             const std::string& metric) {
-  if (!document.is_object() || !document.contains("results")) return std::nullopt;
-  for (const auto& r : document["results"]) {
-    if (r.value("size", uint64_t{0}) != size) continue;
-    if (!r.value("error", nlohmann::json()).is_null()) return std::nullopt;
-    if (metric == "gbps")
-      return r.contains("gbps") ? std::optional(r["gbps"].get<double>()) : std::nullopt;
-    const nlohmann::json lat = r.value("latency", nlohmann::json());
-    if (lat.is_object() && lat.contains("p50")) return lat["p50"].get<double>();
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c) {
   if (v.metric == "p50_ns") return value <= c.lat_factor * v.best;
   if (value < c.bw_fraction * v.best) return false;
@@ -100,11 +71,10 @@ std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const Ver
     std::vector<uint64_t> sizes;
     if (r.values.contains("sizes"))
       for (const auto& s : r.values["sizes"]) sizes.push_back(s.get<uint64_t>());
-    if (r.document.is_object())
-      for (const auto& res : r.document["results"]) {
-        const uint64_t s = res.value("size", uint64_t{0});
-        if (std::find(sizes.begin(), sizes.end(), s) == sizes.end()) sizes.push_back(s);
-      }
+    if (r.brief)
+      for (const SizeBrief& res : r.brief->sizes)
+        if (std::find(sizes.begin(), sizes.end(), res.size) == sizes.end())
+          sizes.push_back(res.size);
     if (sizes.empty()) sizes.push_back(0);  // a failed flow of the default sizes: "all"
     for (const uint64_t size : sizes) {
       LinkVerdict& v = groups[{r.values.dump(), size}][r.pair];
@@ -117,13 +87,13 @@ std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const Ver
         v.metric = metric;
         v.why = r.error.empty() ? "no result" : r.error;
       }
-      const std::optional<double> f = figure(r.document, size, metric);
+      const std::optional<double> f = r.brief ? r.brief->figure(size, metric) : std::nullopt;
       if (!f) continue;
       const bool better = !v.value || (metric == "gbps" ? *f > *v.value : *f < *v.value);
       if (better) {
         v.value = f;
         v.point_id = r.point_id;
-        v.port_gbps = port_speed(r.document);
+        v.port_gbps = r.brief->port_gbps;
       }
     }
   }

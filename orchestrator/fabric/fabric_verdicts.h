@@ -7,8 +7,8 @@
 // RDMA devices report a port speed they never reach). A link's figure is its best over the
 // repetitions. A suspect is measured again alone (no concurrent traffic) before it is called
 // bad: still slow alone, "bad"; fine alone, "congested" (slow only under the round's load).
-// A link whose flow failed is "failed". Pure functions over result documents; the sweep runs
-// the retests (fabric_sweep.h).
+// A link whose flow failed is "failed". Pure functions over result documents' briefs
+// (launch/result_brief.h); the sweep runs the retests (fabric_sweep.h).
 //
 //   "fabric": {..., "verdicts": {"bw_fraction": 0.93, "lat_factor": 2.1, "port_fraction": 0.8,
 //                                "retest": true}}
@@ -17,6 +17,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "orchestrator/launch/result_brief.h"
 
 namespace rdmabench {
 
@@ -33,12 +35,12 @@ nlohmann::ordered_json to_json(const VerdictCriteria& c);
 
 // One link's measurement at one workload combination (all its sizes), from one repetition.
 struct LinkRun {
-  size_t pair = 0;          // Campaign::pairs index (the link)
-  std::string link;         // "client -> server"
-  nlohmann::json values;    // the matrix values
-  std::string point_id;     // the point measured (for the retest's id)
-  nlohmann::json document;  // the client's result document; null when the flow failed
-  std::string error;        // why it failed
+  size_t pair = 0;                   // Campaign::pairs index (the link)
+  std::string link;                  // "client -> server"
+  nlohmann::json values;             // the matrix values
+  std::string point_id;              // the point measured (for the retest's id)
+  std::optional<ResultBrief> brief;  // its result document's brief; none when the flow failed
+  std::string error;                 // why it failed
 };
 
 struct LinkVerdict {
@@ -66,10 +68,6 @@ bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c);
 // `error` why), or no retest at all (criteria.retest false): "bad".
 void settle(LinkVerdict& v, std::optional<double> alone, const std::string& error,
             const VerdictCriteria& c);
-
-// The figure of `size` in a result document (nullopt when absent or failed).
-std::optional<double> figure(const nlohmann::json& document, uint64_t size,
-                             const std::string& metric);
 
 // {"record": "verdicts", "criteria", "links", "counts": {...}, "not_ok": [...]} for index.jsonl.
 nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,

@@ -221,7 +221,10 @@ std::vector<PointOutcome> outcomes(const std::vector<RoundFlow>& flows,
     o.client_step = clients[i] ? clients[i]->step() : "";
     o.duration_s = took;
     std::string why = failed[i];
-    if (why.empty()) why = judge_client(*clients[i], flows[i].link.client.host, o.document);
+    if (why.empty()) {
+      why = judge_client(*clients[i], flows[i].link.client.host, o.brief);
+      if (o.brief.document) o.document = clients[i]->out();
+    }
     o.ok = why.empty();
     if (!o.ok)
       o.error = failure_text(why, flows[i].server_name, o.server_log, flows[i].link.client.host,

@@ -61,21 +61,19 @@ nlohmann::ordered_json round_record(const std::string& label, uint32_t index, un
   std::map<uint64_t, SizeAgg> sizes;
   size_t ok = 0;
   for (const RoundFlowResult& f : flows) {
-    if (!f.document.is_object() || !f.document.contains("results")) continue;
+    if (!f.brief) continue;
     ++ok;
-    for (const auto& r : f.document["results"]) {
-      if (!r.value("error", nlohmann::json()).is_null() || !r.contains("gbps")) continue;
-      SizeAgg& a = sizes[r.value("size", uint64_t{0})];
-      const double g = r["gbps"].get<double>();
+    for (const SizeBrief& r : f.brief->sizes) {
+      if (!r.error.empty() || !r.gbps) continue;
+      SizeAgg& a = sizes[r.size];
+      const double g = *r.gbps;
       a.gbps.push_back(g);
       a.hosts[f.server].first += g;
       a.hosts[f.client].second += g;
-      if (r.contains("latency") && r["latency"].is_object() && r["latency"].contains("p50"))
-        a.p50.push_back(r["latency"]["p50"].get<double>());
-      if (r.contains("window") && r["window"].is_object()) {
-        const auto& w = r["window"];
-        a.windows.emplace_back(w["start_unix_s"].get<double>() - f.clock_offset_s,
-                               w["end_unix_s"].get<double>() - f.clock_offset_s);
+      if (r.p50_ns) a.p50.push_back(*r.p50_ns);
+      if (r.window_start_unix_s && r.window_end_unix_s) {
+        a.windows.emplace_back(*r.window_start_unix_s - f.clock_offset_s,
+                               *r.window_end_unix_s - f.clock_offset_s);
         a.uncertainty = std::max(a.uncertainty, f.clock_uncertainty_s);
       }
     }

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/launch/result_brief.h"
+
 namespace rdmabench {
 
 // Below this overlap of its flows' windows a round is marked: its flows did not load the
@@ -22,7 +24,7 @@ constexpr double kMinOverlap = 0.9;
 struct RoundFlowResult {
   std::string server;  // fabric host names
   std::string client;
-  nlohmann::json document;  // the client's result document; null when the flow failed
+  std::optional<ResultBrief> brief;  // its result document's brief; none when the flow failed
   // The client host's clock minus the controller's (clock_offset.h), and how sure it is.
   double clock_offset_s = 0;
   double clock_uncertainty_s = 0;

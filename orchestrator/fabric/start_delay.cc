@@ -15,13 +15,9 @@ void StartDelay::observe(double used, const std::vector<PointOutcome>& outcomes)
   if (fixed_) return;
   std::optional<double> needed;
   for (const PointOutcome& o : outcomes) {
-    const nlohmann::json* start = nullptr;
-    if (o.document.is_object() && o.document.contains("setup") && o.document["setup"].is_object() &&
-        o.document["setup"].contains("start"))
-      start = &o.document["setup"]["start"];
-    if (start == nullptr || !start->is_object()) continue;
-    const double waited = start->value("waited_s", 0.0);
-    const double late = start->value("late_s", 0.0);
+    if (!o.brief.start_waited_s && !o.brief.start_late_s) continue;
+    const double waited = o.brief.start_waited_s.value_or(0.0);
+    const double late = o.brief.start_late_s.value_or(0.0);
     const double need = late > 0 ? used + late : used - waited;
     needed = std::max(needed.value_or(0.0), need);
   }

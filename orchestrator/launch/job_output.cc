@@ -71,19 +71,13 @@ std::string server_exit_reason(Job& server, const std::string& host) {
       server.err());
 }
 
-std::string judge_client(Job& client, const std::string& host, nlohmann::json& doc) {
+std::string judge_client(Job& client, const std::string& host, ResultBrief& brief) {
   const std::string status = client.status_text();
-  doc = nlohmann::json::parse(client.out(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    doc = nullptr;
+  brief = client.brief() != nullptr ? *client.brief() : brief_of_output(client.out());
+  if (!brief.document)
     return with_reason("the client on " + host + " failed (" + status + ")", client.err());
-  }
-  try {
-    RunResult r = run_result_from_json(doc);
-    if (!r.error.empty()) return "the run failed (" + status + "): " + r.error;
-  } catch (const ConfigError& e) {
-    return std::string("the client's result document is invalid: ") + e.what();
-  }
+  if (!brief.invalid.empty()) return "the client's result document is invalid: " + brief.invalid;
+  if (!brief.error.empty()) return "the run failed (" + status + "): " + brief.error;
   if (client.status() != 0) return "the client on " + host + " failed (" + status + ")";
   return "";
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "orchestrator/launch/launcher.h"
+#include "orchestrator/launch/result_brief.h"
 
 namespace rdmabench {
 
@@ -25,9 +26,10 @@ Endpoint server_endpoint(const nlohmann::json& ready, const std::string& connect
 // Why a server that exited before its ready line did so (naming `host`).
 std::string server_exit_reason(Job& server, const std::string& host);
 
-// The verdict on a client that exited: "" when it succeeded; else why it failed. `doc` is its
-// result document when it printed one (also for a failed run), else null.
-std::string judge_client(Job& client, const std::string& host, nlohmann::json& doc);
+// The verdict on a client that exited: "" when it succeeded; else why it failed. `brief` is what
+// its result document says (its agent's brief, or made here from its output); `brief.document`
+// is false when it printed none.
+std::string judge_client(Job& client, const std::string& host, ResultBrief& brief);
 
 // A failed run's error: why, then the end of each end's stderr (naming its host).
 std::string failure_text(const std::string& why, const std::string& server_host,

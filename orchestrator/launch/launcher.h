@@ -42,6 +42,9 @@ class Job {
   virtual std::optional<long> group() const { return std::nullopt; }
   // The Slurm job step ("JOB.STEP") the command runs as, once known (slurm launcher); "" else.
   virtual std::string step() const { return ""; }
+  // What its agent made of its result document (a client an agent ran; result_brief.h); null
+  // when none came: the controller briefs the output itself.
+  virtual const struct ResultBrief* brief() const { return nullptr; }
   // The pid the command itself reported (the server's ready line): a fallback for group().
   void set_reported_pid(long pid) { reported_pid_ = pid; }
   // Stops the command and everything it started, there and here; waits until they are gone

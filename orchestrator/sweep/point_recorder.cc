@@ -27,22 +27,19 @@ bool PointRecorder::record(const Point& p, const PointOutcome& o, const nlohmann
   std::string error = o.error;
   bool ok = o.ok;
   if (ok) {
-    nlohmann::json doc = o.document;
-    doc["point"] = point;
     try {
-      write_file_atomic(base + ".json", doc.dump(2) + "\n");
+      write_file_atomic(base + ".json", with_member(o.document, "point", point) + "\n");
       std::error_code rm_ec;
       std::filesystem::remove(dir_ + "/failed/" + p.id + ".json", rm_ec);
     } catch (const std::exception& e) {
       ok = false;
       error = std::string("cannot write the result: ") + e.what();
     }
-  } else if (o.document.is_object()) {
-    nlohmann::json doc = o.document;
-    doc["point"] = point;
+  } else if (o.brief.document) {
     std::error_code ec;
     std::filesystem::create_directories(dir_ + "/failed", ec);
-    write_file_atomic(dir_ + "/failed/" + p.id + ".json", doc.dump(2) + "\n");
+    write_file_atomic(dir_ + "/failed/" + p.id + ".json",
+                      with_member(o.document, "point", point) + "\n");
   }
   writer_.append(index_line({.point_id = p.id,
                              .status = ok ? "ok" : "failed",

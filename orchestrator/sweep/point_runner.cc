@@ -117,7 +117,8 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
   const auto server_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
   while (server->running() && Clock::now() < server_deadline) pump_jobs({server.get()}, 100);
 
-  const std::string why = judge_client(*client, ch, o.document);
+  const std::string why = judge_client(*client, ch, o.brief);
+  if (o.brief.document) o.document = client->out();
   return finish(why.empty(), why);
 }
 

@@ -10,13 +10,15 @@
 
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/launch/launcher.h"
+#include "orchestrator/launch/result_brief.h"
 
 namespace rdmabench {
 
 struct PointOutcome {
   bool ok = false;
   std::string error;        // why it failed (first line), then the stderr of both ends
-  nlohmann::json document;  // the client's result document (null when there is none)
+  std::string document;     // the client's result document as it printed it ("" when none)
+  ResultBrief brief;        // what it says (result_brief.h)
   std::string server_log;   // stderr of the server
   std::string client_log;   // stderr of the client
   std::string server_step;  // the Slurm steps both ends ran as ("JOB.STEP"; slurm launcher)

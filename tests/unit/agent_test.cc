@@ -124,6 +124,9 @@ TEST_F(Agents, RunsASessionAndReportsItsOutputAndExit) {
   ASSERT_TRUE(pump_until(hub_, [&] { return !job->running(); }));
   EXPECT_EQ(job->status(), 0) << job->status_text() << job->err();
   EXPECT_NE(job->out().find("--json"), std::string::npos) << job->out();
+  // A client's brief comes before its exit (its help is no result document).
+  ASSERT_NE(job->brief(), nullptr);
+  EXPECT_FALSE(job->brief()->document);
   // Many sessions at once, and a failing one keeps its status.
   std::vector<std::unique_ptr<Job>> jobs;
   for (int i = 0; i < 4; ++i) jobs.push_back(agent_->start({"x", "client", "--help"}, ""));

@@ -295,12 +295,13 @@ TEST(RoundSummary, TotalsHostsFairnessAndSpread) {
   EXPECT_DOUBLE_EQ(jain_index({4, 0, 0, 0}).get<double>(), 0.25);  // one takes all: 1/n
   EXPECT_DOUBLE_EQ(jain_index({1, 2}).get<double>(), 9.0 / 10.0);
   auto doc = [](double gbps, double p50) {
-    return json{{"results", {{{"size", 4096}, {"gbps", gbps}, {"latency", {{"p50", p50}}}}}}};
+    return brief_of(
+        json{{"results", {{{"size", 4096}, {"gbps", gbps}, {"latency", {{"p50", p50}}}}}}});
   };
   // b -> a and c -> a at 1 and 3 Gb/s, d -> c failed.
   const auto r =
       round_record("incast 2->host0", 4, 2, json{{"op", "write"}},
-                   {{"a", "b", doc(1, 5000)}, {"a", "c", doc(3, 7000)}, {"c", "d", nullptr}},
+                   {{"a", "b", doc(1, 5000)}, {"a", "c", doc(3, 7000)}, {"c", "d", std::nullopt}},
                    "2026-11-25T00:00:00Z");
   EXPECT_EQ(r["record"], "round");
   EXPECT_EQ(r["flows"], 3);
@@ -329,10 +330,10 @@ TEST(RoundSummary, WindowsOverlapOnTheControllersClock) {
   EXPECT_DOUBLE_EQ(o->common_s, 8.0);
   EXPECT_DOUBLE_EQ(window_overlap({{0, 1}, {2, 3}})->fraction, 0.0);  // one after the other
   auto doc = [](double start, double end) {
-    return json{{"results",
-                 {{{"size", 64},
-                   {"gbps", 1.0},
-                   {"window", {{"start_unix_s", start}, {"end_unix_s", end}}}}}}};
+    return brief_of(json{{"results",
+                          {{{"size", 64},
+                            {"gbps", 1.0},
+                            {"window", {{"start_unix_s", start}, {"end_unix_s", end}}}}}}});
   };
   // b's clock runs 5 s ahead of the controller's: corrected, both flows ran 100..110.
   const auto aligned = round_record(
@@ -351,7 +352,7 @@ TEST(RoundSummary, WindowsOverlapOnTheControllersClock) {
   // Documents without windows (older engines): no overlap figures, nothing marked.
   const auto none =
       round_record("r", 0, 1, json::object(),
-                   {{"a", "b", json{{"results", {{{"size", 64}, {"gbps", 1.0}}}}}}}, "t");
+                   {{"a", "b", brief_of(json{{"results", {{{"size", 64}, {"gbps", 1.0}}}}})}}, "t");
   EXPECT_TRUE(none["overlap_min"].is_null());
   EXPECT_FALSE(none["overlap_low"].get<bool>());
 }
@@ -411,7 +412,7 @@ namespace {
 
 PointOutcome started(double waited, double late) {
   PointOutcome o;
-  o.document = {{"setup", {{"start", {{"waited_s", waited}, {"late_s", late}}}}}};
+  o.brief = brief_of({{"setup", {{"start", {{"waited_s", waited}, {"late_s", late}}}}}});
   return o;
 }
 

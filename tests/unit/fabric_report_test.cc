@@ -79,11 +79,11 @@ void write_fabric_folder(const fs::path& dir) {
   index += verdict_record(v, VerdictCriteria{}, "2026-11-25T00:00:00Z").dump() + "\n";
   json flow = doc;
   flow["results"] = json::array({doc["results"][10]});
-  index +=
-      round_record("pairwise 1/3", 0, 1, kValues,
-                   {{"h2", "h1", flow, 0, 0}, {"h10", "h3", flow, 0, 0}}, "2026-11-25T00:00:00Z")
-          .dump() +
-      "\n";
+  index += round_record("pairwise 1/3", 0, 1, kValues,
+                        {{"h2", "h1", brief_of(flow), 0, 0}, {"h10", "h3", brief_of(flow), 0, 0}},
+                        "2026-11-25T00:00:00Z")
+               .dump() +
+           "\n";
   write_text(dir / "index.jsonl", index);
 }
 

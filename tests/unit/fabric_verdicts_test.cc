@@ -31,7 +31,11 @@ const json kBw = {{"op", "write"}, {"sizes", {4096}}};
 const json kLat = {{"op", "write"}, {"mode", "lat"}, {"sizes", {64}}};
 
 LinkRun run(size_t pair, const json& values, const json& doc, const std::string& error = "") {
-  return {pair, "h" + std::to_string(pair) + " -> h9", values, "p" + std::to_string(pair), doc,
+  return {pair,
+          "h" + std::to_string(pair) + " -> h9",
+          values,
+          "p" + std::to_string(pair),
+          doc.is_null() ? std::nullopt : std::optional(brief_of(doc)),
           error};
 }
 

@@ -25,7 +25,7 @@ RoundFlowResult flow(const std::string& client, const std::string& server, doubl
   json d = doc;
   d["results"] = json::array({doc["results"][10]});
   d["results"][0]["gbps"] = gbps;
-  return {server, client, d, 0, 0};
+  return {server, client, brief_of(d), 0, 0};
 }
 
 json record(const std::string& label, const std::vector<RoundFlowResult>& flows) {
