@@ -25,8 +25,10 @@
 #include <iostream>
 #include <string>
 
+#include "model/campaign_index.h"
 #include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_judging.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/round_runner.h"
 #include "orchestrator/fabric/start_delay.h"
@@ -75,7 +77,47 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-int run(const std::string& standin, int hosts, int rounds) {
+// The end of the campaign, as the sweep does it (fabric_judging.h): each flow's figures kept as
+// its round ends, then the index read back (a line per flow, written here as the recorder writes
+// them) and every flow judged: the time and the RSS it adds.
+void verdict_phase(const Campaign& c, const Expansion& x) {
+  const std::string dir = "/tmp/rdmabench-agent-scale";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir + "/index.jsonl", std::ios::trunc);
+    for (const Point& p : x.points)
+      out << index_line({.point_id = p.id,
+                         .status = "ok",
+                         .duration_s = 1.5,
+                         .error = "",
+                         .host_pair = c.pair_name(p.pair),
+                         .repetition = p.repetition,
+                         .time = "2026-11-27T10:00:00Z"})
+                 .dump()
+          << "\n";
+  }
+  const long rss0 = status_kib(0, "VmRSS");
+  const auto t0 = Clock::now();
+  MeasuredFlows measured;
+  ResultBrief b;
+  b.document = true;
+  b.sizes.emplace_back().size = 65536;
+  for (const Point& p : x.points) {
+    b.sizes[0].gbps = 90.0 + static_cast<double>(p.index % 7);  // 90 to 96: all ok
+    measured.keep(p, b);
+  }
+  const double kept_s = since(t0);
+  size_t ok = 0;
+  const std::vector<LinkVerdict> v = judge_fabric(c, x, dir, measured, ok);
+  std::fprintf(stderr,
+               "verdicts: %zu links judged (%zu ok); keeping the figures %.1f s, judging %.1f s; "
+               "RSS +%.0f MiB (peak %.0f MiB)\n",
+               ok + v.size(), ok, kept_s, since(t0) - kept_s,
+               (status_kib(0, "VmRSS") - rss0) / 1024.0, status_kib(0, "VmHWM") / 1024.0);
+  std::filesystem::remove_all(dir);
+}
+
+int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
   nlohmann::json names = nlohmann::json::array();
   for (int i = 0; i < hosts; ++i) names.push_back({{"host", "h" + std::to_string(i)}});
   const nlohmann::json j = {{"name", "agent-scale"},
@@ -94,6 +136,7 @@ int run(const std::string& standin, int hosts, int rounds) {
       stderr,
       "RSS after the campaign's parse %.0f MiB, its expansion %.0f MiB, the plan %.0f MiB\n",
       parsed_kib / 1024.0, expanded_kib / 1024.0, status_kib(0, "VmRSS") / 1024.0);
+  if (verdicts) verdict_phase(c, x);
   if (rounds == 0) return 0;
 
   std::unique_ptr<Launcher> local = make_local_launcher();
@@ -186,9 +229,9 @@ int run(const std::string& standin, int hosts, int rounds) {
 }  // namespace rdmabench
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: rdmabench_agent_scale STANDIN N ROUNDS\n";
+  if (argc != 4 && !(argc == 5 && std::string(argv[4]) == "verdicts")) {
+    std::cerr << "usage: rdmabench_agent_scale STANDIN N ROUNDS [verdicts]\n";
     return 2;
   }
-  return rdmabench::run(argv[1], std::atoi(argv[2]), std::atoi(argv[3]));
+  return rdmabench::run(argv[1], std::atoi(argv[2]), std::atoi(argv[3]), argc == 5);
 }

@@ -45,11 +45,8 @@ nlohmann::ordered_json index_line(const IndexEntry& e) {
   return line;
 }
 
-std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_lines) {
-  std::vector<IndexEntry> out;
-  std::map<std::string, size_t> where;
+size_t for_each_index_point(std::istream& in, const std::function<void(IndexEntry&&)>& f) {
   size_t bad = 0;
-  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -74,6 +71,16 @@ std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_
       e.duration_s = j["duration_s"].get<double>();
     if (j.contains("repetition") && j["repetition"].is_number_integer())
       e.repetition = j["repetition"].get<long>();
+    f(std::move(e));
+  }
+  return bad;
+}
+
+std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_lines) {
+  std::vector<IndexEntry> out;
+  std::map<std::string, size_t> where;
+  std::istringstream in(text);
+  const size_t bad = for_each_index_point(in, [&](IndexEntry&& e) {
     auto it = where.find(e.point_id);
     if (it == where.end()) {
       where[e.point_id] = out.size();
@@ -81,7 +88,7 @@ std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_
     } else {
       out[it->second] = std::move(e);
     }
-  }
+  });
   if (bad_lines != nullptr) *bad_lines = bad;
   return out;
 }

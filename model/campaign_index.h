@@ -19,6 +19,8 @@
 // them as records.
 // The file is untrusted input when read: a line cut short by a crash is counted, never fatal.
 #include <cstddef>
+#include <functional>
+#include <istream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -47,6 +49,11 @@ struct IndexEntry {
 // The line of a point as the sweep appends it: duration_s rounded to the millisecond (0 for a
 // skipped point, which never ran), error null for an ok point.
 nlohmann::ordered_json index_line(const IndexEntry& e);
+
+// Every point line of `in`, in order, to `f` (a point's later lines after its earlier ones:
+// the last counts); returns how many lines were neither point lines nor records. Reads a line at
+// a time: a million-point index is not held whole.
+size_t for_each_index_point(std::istream& in, const std::function<void(IndexEntry&&)>& f);
 
 // The last line of every point id in `text` (the file's contents), in the order of the points'
 // first lines. Blank lines and record lines ({"record": ...}) are left out; lines that are

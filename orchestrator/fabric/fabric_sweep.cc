@@ -5,6 +5,7 @@
 
 #include "base/utc_time.h"
 #include "model/result.h"
+#include "orchestrator/fabric/fabric_judging.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
 #include "orchestrator/fabric/round_runner.h"
@@ -14,32 +15,6 @@
 
 namespace rdmabench {
 namespace {
-
-// Every flow of the campaign with what it has: its result document when its last index line is
-// ok, else why not.
-std::vector<LinkRun> link_runs(const FabricSweepContext& ctx) {
-  const auto index = read_index(ctx.dir + "/index.jsonl");
-  std::vector<LinkRun> runs;
-  for (const Point& p : ctx.expansion.points) {
-    if (p.skipped()) continue;
-    LinkRun r{p.pair, ctx.campaign.pair_name(p.pair), p.values(), p.id, std::nullopt, ""};
-    const auto it = index.find(p.id);
-    if (it == index.end()) {
-      r.error = "not run";
-    } else if (it->second.status != "ok") {
-      r.error = it->second.error.substr(0, it->second.error.find('\n'));
-    } else {
-      std::ifstream in(ctx.dir + "/" + p.id + ".json");
-      r.brief = brief_of(nlohmann::json::parse(in, nullptr, false));
-      if (!r.brief->document) {
-        r.brief.reset();
-        r.error = "its result document cannot be read";
-      }
-    }
-    runs.push_back(std::move(r));
-  }
-  return runs;
-}
 
 // Measures each suspect link's combination again with nothing else running and settles its
 // verdicts; the retests' documents and logs are kept.
@@ -99,6 +74,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   if (!run.note.empty()) ctx.out << run.note << std::endl;
   StartDelay start_delay(c.fabric->start_delay_s);
   std::map<std::string, ClockOffset> clocks = ctx.host_clocks;  // refreshed between rounds
+  MeasuredFlows measured;
   for (const FabricRun::Group& g : run.groups) {
     if (ctx.stop.load()) break;
     std::vector<RoundFlow> flows;
@@ -120,6 +96,7 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
       }
       ++result.finished;
       if (!ok) ++result.failed;
+      if (ok) measured.keep(*g.members[i].point, outcomes[i].brief);
       const FabricRun::Member& m = g.members[i];
       const auto clock = clocks.find(c.pair(g.members[i].point->pair).client.host);
       const ClockOffset offset = clock != clocks.end() ? clock->second : ClockOffset{};
@@ -138,10 +115,11 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   if (ctx.stop.load()) return result;
 
   ctx.progress.close();
-  std::vector<LinkVerdict> verdicts = judge_links(link_runs(ctx), c.fabric->verdicts);
+  size_t ok_links = 0;  // judged ok: counted, not listed
+  std::vector<LinkVerdict> verdicts = judge_fabric(c, ctx.expansion, ctx.dir, measured, ok_links);
   retest_suspects(verdicts, ctx);
-  ctx.writer.append(verdict_record(verdicts, c.fabric->verdicts, utc_now()));
-  for (const std::string& line : verdict_lines(verdicts)) ctx.out << line << "\n";
+  ctx.writer.append(verdict_record(verdicts, c.fabric->verdicts, utc_now(), ok_links));
+  for (const std::string& line : verdict_lines(verdicts, ok_links)) ctx.out << line << "\n";
   ctx.out.flush();
   for (const LinkVerdict& v : verdicts) result.bad_links += v.verdict == "bad" ? 1 : 0;
   return result;

@@ -62,66 +62,107 @@ bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c) {
   return !(c.port_fraction && v.port_gbps && value < *c.port_fraction * *v.port_gbps);
 }
 
-std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const VerdictCriteria& c) {
-  // (combination, size) -> link -> its verdict being built (best figure over repetitions).
-  std::map<std::pair<std::string, uint64_t>, std::map<size_t, LinkVerdict>> groups;
-  for (const LinkRun& r : runs) {
-    const std::string mode = r.values.value("mode", std::string("bw"));
-    const std::string metric = mode == "lat" ? "p50_ns" : "gbps";
-    std::vector<uint64_t> sizes;
-    if (r.values.contains("sizes"))
-      for (const auto& s : r.values["sizes"]) sizes.push_back(s.get<uint64_t>());
-    if (r.brief)
-      for (const SizeBrief& res : r.brief->sizes)
-        if (std::find(sizes.begin(), sizes.end(), res.size) == sizes.end())
-          sizes.push_back(res.size);
-    if (sizes.empty()) sizes.push_back(0);  // a failed flow of the default sizes: "all"
-    for (const uint64_t size : sizes) {
-      LinkVerdict& v = groups[{r.values.dump(), size}][r.pair];
-      if (v.link.empty()) {
-        v.pair = r.pair;
-        v.link = r.link;
-        v.values = r.values;
-        v.point_id = r.point_id;
-        v.size = size;
-        v.metric = metric;
-        v.why = r.error.empty() ? "no result" : r.error;
-      }
-      const std::optional<double> f = r.brief ? r.brief->figure(size, metric) : std::nullopt;
-      if (!f) continue;
-      const bool better = !v.value || (metric == "gbps" ? *f > *v.value : *f < *v.value);
-      if (better) {
-        v.value = f;
-        v.point_id = r.point_id;
-        v.port_gbps = r.brief->port_gbps;
+void LinkJudge::add(const LinkRun& r) {
+  const std::string mode = r.values->value("mode", std::string("bw"));
+  const std::string metric = mode == "lat" ? "p50_ns" : "gbps";
+  std::vector<uint64_t> sizes;
+  if (r.values->contains("sizes"))
+    for (const auto& s : (*r.values)["sizes"]) sizes.push_back(s.get<uint64_t>());
+  if (r.brief)
+    for (const SizeBrief& res : r.brief->sizes)
+      if (std::find(sizes.begin(), sizes.end(), res.size) == sizes.end()) sizes.push_back(res.size);
+  if (sizes.empty()) sizes.push_back(0);  // a failed flow of the default sizes: "all"
+  if (link_names_.size() <= r.pair) link_names_.resize(r.pair + 1);
+  if (link_names_[r.pair].empty()) link_names_[r.pair] = r.link;
+  for (const uint64_t size : sizes) {
+    Group& g = groups_[{r.values, size}];
+    g.metric = metric;
+    if (g.links.size() <= r.pair) g.links.resize(r.pair + 1);
+    Candidate& v = g.links[r.pair];
+    if (!v.seen) {
+      v.seen = true;
+      v.point_id = r.point_id;
+      if (!r.error.empty()) {
+        v.why = static_cast<uint32_t>(why_.size());
+        why_.push_back(r.error);
       }
     }
+    const std::optional<double> f = r.brief ? r.brief->figure(size, metric) : std::nullopt;
+    if (!f) continue;
+    const bool better = !v.value || (metric == "gbps" ? *f > *v.value : *f < *v.value);
+    if (better) {
+      v.value = f;
+      v.point_id = r.point_id;
+      v.port_gbps = r.brief->port_gbps;
+    }
   }
+}
+
+std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const VerdictCriteria& c) {
+  LinkJudge judge;
+  for (const LinkRun& r : runs) judge.add(r);
+  return judge.finish(c);
+}
+
+namespace {
+
+// A link's verdict at its group's best figure.
+void judge(LinkVerdict& v, const VerdictCriteria& c) {
+  if (!v.value) {
+    v.verdict = "failed";
+  } else if (passes(v, *v.value, c)) {
+    v.verdict = "ok";
+    v.why.clear();
+  } else {
+    v.verdict = "suspect";
+    v.why =
+        with_unit(*v.value, v.metric) + " against the best link's " + with_unit(v.best, v.metric);
+    if (v.metric == "gbps" && *v.value >= c.bw_fraction * v.best && v.port_gbps)
+      v.why = with_unit(*v.value, v.metric) + ", below " + three_digits(*c.port_fraction * 100) +
+              " % of the port speed (" + three_digits(*v.port_gbps) + " Gb/s)";
+  }
+}
+
+}  // namespace
+
+std::vector<LinkVerdict> LinkJudge::finish(const VerdictCriteria& c, bool keep_ok, size_t* ok) {
+  // The groups in the order of their combinations' text (and size), whatever their addresses.
+  std::vector<std::pair<std::pair<std::string, uint64_t>, const decltype(groups_)::value_type*>>
+      ordered;
+  for (const auto& e : groups_) ordered.push_back({{e.first.first->dump(), e.first.second}, &e});
+  std::sort(ordered.begin(), ordered.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<LinkVerdict> out;
-  for (auto& [key, links] : groups) {
+  if (ok != nullptr) *ok = 0;
+  for (const auto& [order, entry] : ordered) {
+    const auto& [key, g] = *entry;
     std::optional<double> best;
-    for (const auto& [pair, v] : links)
-      if (v.value && (!best || (v.metric == "gbps" ? *v.value > *best : *v.value < *best)))
-        best = v.value;
-    for (auto& [pair, v] : links) {
+    for (const Candidate& l : g.links)
+      if (l.value && (!best || (g.metric == "gbps" ? *l.value > *best : *l.value < *best)))
+        best = l.value;
+    for (size_t pair = 0; pair < g.links.size(); ++pair) {
+      const Candidate& l = g.links[pair];
+      if (!l.seen) continue;
+      LinkVerdict v;
+      v.pair = pair;
+      v.values = key.first;
+      v.size = key.second;
+      v.metric = g.metric;
+      v.value = l.value;
       v.best = best.value_or(0);
-      if (!v.value) {
-        v.verdict = "failed";
-      } else if (passes(v, *v.value, c)) {
-        v.verdict = "ok";
-        v.why.clear();
-      } else {
-        v.verdict = "suspect";
-        v.why = with_unit(*v.value, v.metric) + " against the best link's " +
-                with_unit(v.best, v.metric);
-        if (v.metric == "gbps" && *v.value >= c.bw_fraction * v.best && v.port_gbps)
-          v.why = with_unit(*v.value, v.metric) + ", below " +
-                  three_digits(*c.port_fraction * 100) + " % of the port speed (" +
-                  three_digits(*v.port_gbps) + " Gb/s)";
+      v.port_gbps = l.port_gbps;
+      if (!l.value) v.why = why_[l.why];
+      if (l.value && passes(v, *l.value, c)) {
+        if (ok != nullptr) ++*ok;
+        if (!keep_ok) continue;
       }
+      v.link = link_names_[pair];
+      v.point_id = std::string(l.point_id);
+      judge(v, c);
       out.push_back(std::move(v));
     }
   }
+  groups_.clear();
   return out;
 }
 
@@ -147,15 +188,15 @@ void settle(LinkVerdict& v, std::optional<double> alone, const std::string& erro
 }
 
 nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,
-                                      const std::string& time) {
+                                      const std::string& time, size_t ok_not_listed) {
   nlohmann::ordered_json counts = {
-      {"ok", 0}, {"congested", 0}, {"bad", 0}, {"failed", 0}, {"suspect", 0}};
+      {"ok", ok_not_listed}, {"congested", 0}, {"bad", 0}, {"failed", 0}, {"suspect", 0}};
   nlohmann::ordered_json not_ok = nlohmann::ordered_json::array();
   for (const LinkVerdict& l : v) {
-    counts[l.verdict] = counts[l.verdict].get<int>() + 1;
+    counts[l.verdict] = counts[l.verdict].get<size_t>() + 1;
     if (l.verdict == "ok") continue;
     not_ok.push_back({{"link", l.link},
-                      {"matrix", l.values},
+                      {"matrix", l.values != nullptr ? *l.values : nlohmann::json()},
                       {"size", l.size},
                       {"metric", l.metric},
                       {"value", l.value ? nlohmann::json(*l.value) : nullptr},
@@ -165,17 +206,19 @@ nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const V
                       {"why", l.why},
                       {"point_id", l.point_id}});
   }
-  return {{"record", "verdicts"}, {"criteria", to_json(c)}, {"judged", v.size()},
+  return {{"record", "verdicts"}, {"criteria", to_json(c)}, {"judged", v.size() + ok_not_listed},
           {"counts", counts},     {"not_ok", not_ok},       {"time", time}};
 }
 
-std::vector<std::string> verdict_lines(const std::vector<LinkVerdict>& v) {
+std::vector<std::string> verdict_lines(const std::vector<LinkVerdict>& v, size_t ok_not_listed) {
   std::map<std::string, size_t> n;
+  n["ok"] = ok_not_listed;
   for (const LinkVerdict& l : v) ++n[l.verdict];
-  std::vector<std::string> lines = {
-      "verdicts: " + std::to_string(v.size()) + " link measurement(s): " + std::to_string(n["ok"]) +
-      " ok, " + std::to_string(n["congested"]) + " congested, " + std::to_string(n["bad"]) +
-      " bad, " + std::to_string(n["failed"]) + " failed"};
+  std::vector<std::string> lines = {"verdicts: " + std::to_string(v.size() + ok_not_listed) +
+                                    " link measurement(s): " + std::to_string(n["ok"]) + " ok, " +
+                                    std::to_string(n["congested"]) + " congested, " +
+                                    std::to_string(n["bad"]) + " bad, " +
+                                    std::to_string(n["failed"]) + " failed"};
   for (const LinkVerdict& l : v)
     if (l.verdict != "ok")
       lines.push_back("  " + l.verdict + ": " + l.link + " at " + format_size(l.size) + ": " +

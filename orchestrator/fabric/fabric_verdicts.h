@@ -13,9 +13,11 @@
 //   "fabric": {..., "verdicts": {"bw_fraction": 0.93, "lat_factor": 2.1, "port_fraction": 0.8,
 //                                "retest": true}}
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/launch/result_brief.h"
@@ -37,8 +39,8 @@ nlohmann::ordered_json to_json(const VerdictCriteria& c);
 struct LinkRun {
   size_t pair = 0;                   // Campaign::pairs index (the link)
   std::string link;                  // "client -> server"
-  nlohmann::json values;             // the matrix values
-  std::string point_id;              // the point measured (for the retest's id)
+  const nlohmann::json* values;      // the matrix values (its combination's, shared)
+  std::string_view point_id;         // the point measured (for the retest's id); see LinkJudge
   std::optional<ResultBrief> brief;  // its result document's brief; none when the flow failed
   std::string error;                 // why it failed
 };
@@ -46,7 +48,7 @@ struct LinkRun {
 struct LinkVerdict {
   size_t pair = 0;
   std::string link;
-  nlohmann::json values;
+  const nlohmann::json* values = nullptr;  // the matrix values (its combination's, shared)
   std::string point_id;
   uint64_t size = 0;
   std::string metric;           // "gbps" or "p50_ns"
@@ -58,7 +60,34 @@ struct LinkVerdict {
   std::optional<double> alone;  // the retest's figure
 };
 
-// Judges every link at every combination and size its runs hold; suspects stay "suspect".
+// Judges every link at every combination and size its runs hold; suspects stay "suspect". Runs
+// are taken one at a time (a 1,000-host pairwise fabric has a million), and only each link's
+// best figure so far is kept (about 40 bytes; a run's values and point id are not copied: they
+// must outlive finish()). finish() gives every link's verdict, or with `keep_ok` false only
+// those not ok, counting the others in `ok`: what the sweep writes and prints.
+class LinkJudge {
+ public:
+  void add(const LinkRun& r);
+  std::vector<LinkVerdict> finish(const VerdictCriteria& c, bool keep_ok = true,
+                                  size_t* ok = nullptr);
+
+ private:
+  struct Candidate {
+    bool seen = false;
+    std::optional<double> value;  // the best figure of its runs
+    std::optional<double> port_gbps;
+    std::string_view point_id;  // the run that gave it (or its first)
+    uint32_t why = 0;           // why_ index: why its first run failed
+  };
+  struct Group {
+    std::string metric;
+    std::vector<Candidate> links;  // by pair
+  };
+  // (combination, size) -> its links.
+  std::map<std::pair<const nlohmann::json*, uint64_t>, Group> groups_;
+  std::vector<std::string> link_names_;  // by pair
+  std::vector<std::string> why_ = {"no result"};
+};
 std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const VerdictCriteria& c);
 
 // Whether `value` passes against `best` (and the port speed) under `c`.
@@ -69,10 +98,11 @@ bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c);
 void settle(LinkVerdict& v, std::optional<double> alone, const std::string& error,
             const VerdictCriteria& c);
 
-// {"record": "verdicts", "criteria", "links", "counts": {...}, "not_ok": [...]} for index.jsonl.
+// {"record": "verdicts", "criteria", "links", "counts": {...}, "not_ok": [...]} for index.jsonl;
+// `ok_not_listed`: links judged ok that `v` leaves out (LinkJudge::finish without keep_ok).
 nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,
-                                      const std::string& time);
+                                      const std::string& time, size_t ok_not_listed = 0);
 // The sweep's closing lines: the counts, then one line per link that is not ok.
-std::vector<std::string> verdict_lines(const std::vector<LinkVerdict>& v);
+std::vector<std::string> verdict_lines(const std::vector<LinkVerdict>& v, size_t ok_not_listed = 0);
 
 }  // namespace rdmabench

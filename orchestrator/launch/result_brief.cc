@@ -153,9 +153,9 @@ ResultBrief brief_from_json(const nlohmann::json& j) {
 std::string with_member(const std::string& object_text, const std::string& key,
                         const nlohmann::json& value) {
   const size_t end = object_text.find_last_not_of(" \t\r\n");
-  const size_t before =
-      end == std::string::npos || end == 0 ? std::string::npos
-                                           : object_text.find_last_not_of(" \t\r\n", end - 1);
+  const size_t before = end == std::string::npos || end == 0
+                            ? std::string::npos
+                            : object_text.find_last_not_of(" \t\r\n", end - 1);
   if (before == std::string::npos || object_text[end] != '}')
     throw Error("internal: not a JSON object's text");
   const bool empty = object_text[before] == '{';

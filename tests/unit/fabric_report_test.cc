@@ -70,7 +70,7 @@ void write_fabric_folder(const fs::path& dir) {
   v[2].link = "h1 -> h2";
   v[2].verdict = "ok";
   for (LinkVerdict& x : v) {
-    x.values = kValues;
+    x.values = &kValues;
     x.size = 65536;
     x.metric = "gbps";
     x.value = 3.0;

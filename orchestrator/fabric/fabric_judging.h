@@ -1,0 +1,42 @@
+#pragma once
+// The end of a fabric sweep: every flow of the campaign judged (fabric_verdicts.h), the figures
+// of the flows this sweep ran kept as the rounds go rather than read back from their documents,
+// the index read a line at a time. At a million flows (a 1,000-host pairwise fabric) this is
+// bench/agent_scale.cc's "verdicts" phase.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_verdicts.h"
+#include "orchestrator/launch/result_brief.h"
+
+namespace rdmabench {
+
+// What the verdicts need of each flow this sweep ran and recorded ok: each size's figures and the
+// port speed, by point (Point::index), about 56 bytes a size.
+class MeasuredFlows {
+ public:
+  void keep(const Point& p, const ResultBrief& b);
+  // The brief of a point kept here (figures only); nullopt when it was not.
+  std::optional<ResultBrief> brief(const Point& p);
+
+ private:
+  struct Kept {
+    size_t point = 0;
+    uint64_t size = 0;
+    std::optional<double> gbps, p50_ns;
+    double port_gbps = -1;  // none
+  };
+  std::vector<Kept> kept_;
+  bool sorted_ = false;
+};
+
+// Every flow of `x` judged: its figures from `measured`, or from its document when an earlier
+// sweep ran it (its last line in DIR/index.jsonl ok), else why it has none. The links judged ok
+// are counted in `ok_links`, not listed; suspects are not yet retested.
+std::vector<LinkVerdict> judge_fabric(const Campaign& c, const Expansion& x, const std::string& dir,
+                                      MeasuredFlows& measured, size_t& ok_links);
+
+}  // namespace rdmabench
