@@ -4,6 +4,8 @@
 
 #include "cli/cli_common.h"
 #include "report/csv_export.h"
+#include "report/junit_export.h"
+#include "report/prometheus_export.h"
 
 namespace rdmabench {
 
@@ -29,15 +31,26 @@ CLI::App* add_plot_command(CLI::App& app, PlotOptions& o) {
 }
 
 CLI::App* add_export_command(CLI::App& app, ExportArgs& a) {
-  auto* exporter = app.add_subcommand("export", "write result documents as one table");
-  exporter->add_flag("--csv", a.csv, "CSV, one row per document and size")->required();
+  auto* exporter = app.add_subcommand(
+      "export", "write results as CSV, JUnit XML or Prometheus metrics (one format)");
+  auto* formats = exporter->add_option_group("format", "exactly one of");
+  formats->add_flag("--csv", a.csv, "CSV, one row per document and size");
+  formats->add_flag("--junit", a.junit,
+                    "JUnit XML: a testcase per workload point, failures with their reason");
+  formats->add_flag("--prometheus", a.prometheus,
+                    "Prometheus text format (node_exporter's textfile collector): gauges");
+  formats->require_option(1);
   exporter->add_option("inputs", a.inputs, "result folders (every *.json) or files")
       ->required()
       ->type_name("RESULTS");
   exporter->add_option("-o,--out", a.file, "write to FILE (atomically) instead of stdout")
-      ->type_name("CSV_FILE")
+      ->type_name("EXPORT_FILE")
       ->check(path_not_option());
-  set_examples(exporter, "  rdmabench export --csv out/quick -o quick.csv\n");
+  set_examples(
+      exporter,
+      "  rdmabench export --csv out/quick -o quick.csv\n"
+      "  rdmabench export --junit out/fabric -o fabric.xml\n"
+      "  rdmabench export --prometheus out/fabric -o /var/lib/node_exporter/rdmabench.prom\n");
   return exporter;
 }
 
@@ -90,7 +103,16 @@ int run_plot_command(const PlotOptions& o) {
 }
 
 int run_export_command(const ExportArgs& a) {
-  run_export_csv(a.inputs, a.file, std::cout, std::cerr);
+  if (a.csv) {
+    run_export_csv(a.inputs, a.file, std::cout, std::cerr);
+    return 0;
+  }
+  const ExportSet set = load_export_set(a.inputs, std::cerr);
+  const std::string text = a.junit ? junit_xml(set) : prometheus_text(set);
+  if (a.file.empty())
+    std::cout << text << std::flush;
+  else
+    write_file_atomic(a.file, text);
   return 0;
 }
 

@@ -12,6 +12,8 @@ namespace rdmabench {
 
 struct ExportArgs {
   bool csv = false;
+  bool junit = false;
+  bool prometheus = false;
   std::vector<std::string> inputs;
   std::string file;  // "" = stdout
 };

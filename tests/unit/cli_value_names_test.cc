@@ -66,7 +66,7 @@ TEST(CliValueNames, TheOnesThatWereGeneric) {
   EXPECT_EQ(name("client", "--json"), "RESULT_FILE");
   EXPECT_EQ(name("client", "--out_json_file"), "RESULT_FILE");
   EXPECT_EQ(name("plot", "-o"), "FIGURE_DIR");
-  EXPECT_EQ(name("export", "-o"), "CSV_FILE");
+  EXPECT_EQ(name("export", "-o"), "EXPORT_FILE");
   EXPECT_EQ(name("report", "-o"), "HTML_FILE");
 }
 

@@ -1,0 +1,105 @@
+#include "report/export_set.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "base/error.h"
+#include "model/campaign_index.h"
+
+namespace rdmabench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The run's error, or its first failed size's.
+std::string document_error(const RunResult& r) {
+  if (!r.error.empty()) return r.error;
+  for (const SizeResult& s : r.results)
+    if (!s.error.empty()) return "size " + std::to_string(s.size) + ": " + s.error;
+  return "";
+}
+
+ExportPoint document_point(const ResultFile& f, const std::string& suite) {
+  ExportPoint p;
+  p.name = fs::path(f.path).stem().string();
+  p.suite = suite;
+  p.error = document_error(f.run);
+  p.status = p.error.empty() ? "ok" : "failed";
+  for (const SizeResult& s : f.run.results) p.duration_s += s.seconds;
+  p.host_pair = point_host_field(f, "host_pair");
+  p.document = &f;
+  return p;
+}
+
+// A sweep's folder: its documents (possibly none: every point failed), by point id.
+void load_sweep_folder(const std::string& dir, ExportSet& set, std::ostream& notes) {
+  const size_t first = set.documents.size();
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    try {
+      set.documents.push_back(load_result_file(e.path().string()));
+    } catch (const ConfigError& err) {
+      notes << "rdmabench: note: skipping " << err.what() << "\n";
+    }
+  }
+  std::sort(set.documents.begin() + static_cast<long>(first), set.documents.end(),
+            [](const ResultFile& a, const ResultFile& b) { return a.path < b.path; });
+  std::string suite = fs::path(dir).filename().string();
+  std::map<std::string, size_t> by_id;
+  for (size_t i = first; i < set.documents.size(); ++i) {
+    const nlohmann::json& pt = set.documents[i].point;
+    if (!pt.is_object()) continue;
+    if (pt.contains("point_id") && pt["point_id"].is_string())
+      by_id[pt["point_id"].get<std::string>()] = i;
+    if (pt.contains("campaign") && pt["campaign"].is_string()) suite = pt["campaign"];
+  }
+  const std::string index = text_of(dir + "/index.jsonl");
+  for (IndexEntry& e : parse_index_points(index)) {
+    ExportPoint p;
+    p.name = e.point_id;
+    p.suite = suite;
+    p.status = e.status == "ok" || e.status == "skipped" ? e.status : "failed";
+    p.error = e.error;
+    p.duration_s = e.duration_s;
+    p.host_pair = e.host_pair;
+    if (const auto it = by_id.find(e.point_id); it != by_id.end() && p.status == "ok")
+      p.document = &set.documents[it->second];
+    set.points.push_back(std::move(p));
+  }
+  const std::vector<nlohmann::json> verdicts = parse_records(index, "verdicts");
+  if (!verdicts.empty()) set.verdicts.emplace_back(suite, verdicts.back());
+}
+
+}  // namespace
+
+ExportSet load_export_set(const std::vector<std::string>& inputs, std::ostream& notes) {
+  ExportSet set;
+  std::vector<std::pair<size_t, std::string>> loose;  // documents outside a sweep's index
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec) && fs::exists(in + "/index.jsonl", ec)) {
+      load_sweep_folder(in, set, notes);
+      continue;
+    }
+    const size_t first = set.documents.size();
+    for (ResultFile& f : load_results({in}, notes)) set.documents.push_back(std::move(f));
+    for (size_t i = first; i < set.documents.size(); ++i) loose.emplace_back(i, "results");
+  }
+  for (const auto& [i, suite] : loose)
+    set.points.push_back(document_point(set.documents[i], suite));
+  if (set.points.empty())
+    throw ConfigError("results", "", "no workload point in them (an empty index?)");
+  return set;
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,38 @@
+#pragma once
+// What `rdmabench export --junit` and `--prometheus` read (export_formats.md in README "Health
+// checks and monitoring"): every workload point of the inputs with its status, and its result
+// document when it has one. A sweep's folder (it has an index.jsonl) gives one point per point of
+// its index, the last line counting (ok, failed with the reason, skipped with the reason), and
+// its fabric verdicts; any other result document is a point of its own, failed when its run or
+// one of its sizes failed.
+#include <deque>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/results_set.h"
+
+namespace rdmabench {
+
+struct ExportPoint {
+  std::string name;    // the point id, or the document's file name
+  std::string suite;   // the campaign's name (or its folder's), or "results"
+  std::string status;  // "ok", "failed" or "skipped"
+  std::string error;   // why it failed or was skipped
+  double duration_s = 0;
+  std::string host_pair;                 // "" when the point has none
+  const ResultFile* document = nullptr;  // its result document, when it has one
+};
+
+struct ExportSet {
+  std::deque<ResultFile> documents;  // a deque: the points point into it as it grows
+  std::vector<ExportPoint> points;
+  std::vector<std::pair<std::string, nlohmann::json>> verdicts;  // suite, its last verdicts record
+};
+
+// Loads DIR or FILE arguments in order. Throws ConfigError when a path does not exist, or holds
+// neither a result document nor an index.
+ExportSet load_export_set(const std::vector<std::string>& inputs, std::ostream& notes);
+
+}  // namespace rdmabench

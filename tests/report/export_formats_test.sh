@@ -1,0 +1,88 @@
+#!/bin/bash
+# `rdmabench export --junit` and `--prometheus` against their validators (label "unit"): the
+# committed campaign fixture (ok, failed and repeated points) plus a point and a fabric verdict
+# planted here with every character the formats must escape (quotes, backslashes, newlines,
+# markup, a control character). The JUnit XML is validated by `xmllint --schema` against
+# tests/fixtures/junit.xsd and its counts read back; the Prometheus text by `promtool check
+# metrics` (Debian's prometheus) and parsed by the Prometheus client's own parser
+# (python3-prometheus-client), which must read back the medians and the escaped labels.
+# Usage: export_formats_test.sh RDMABENCH FIXTURES_DIR
+set -uo pipefail
+BIN=$1
+FIX=$2
+PY=/usr/bin/python3  # Debian's, with python3-prometheus-client (not a pyenv's)
+T=$(mktemp -d "${TMPDIR:-/tmp}/rdmabench-export-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "export_formats_test: FAIL: $*" >&2; exit 1; }
+for tool in xmllint promtool; do
+  command -v $tool >/dev/null || fail "$tool not found (tools/install-deps test: libxml2-utils, prometheus)"
+done
+$PY -c 'import prometheus_client' 2>/dev/null || fail "python3-prometheus-client not installed"
+
+cp -r "$FIX/campaign/results" "$T/c"
+# A failed point whose reason needs escaping, and a fabric verdict record naming a link the same.
+cat >> "$T/c/index.jsonl" <<'JSON'
+{"point_id":"write-rc-bw-64_4K-odd-r1-0000000001","status":"failed","duration_s":1.5,"error":"a <b> & \"c\" 'd'\u0001 e\nsecond line","host_pair":"odd","repetition":1,"time":"2026-11-27T10:00:00Z"}
+{"record":"verdicts","criteria":{},"judged":3,"counts":{"ok":2,"congested":0,"bad":1,"failed":0,"suspect":0},"not_ok":[{"link":"h\"1\\ -> h2\nx","matrix":{"op":"write","qp":"rc","mode":"bw"},"size":65536,"metric":"gbps","value":1.0,"best":9.0,"alone":1.0,"verdict":"bad","why":"slow","point_id":"p"}],"time":"2026-11-27T10:00:00Z"}
+JSON
+
+# --- JUnit ---
+"$BIN" export --junit "$T/c" -o "$T/out.xml" || fail "export --junit exited $?"
+xmllint --noout --schema "$FIX/junit.xsd" "$T/out.xml" 2> "$T/xmllint.err" ||
+  { cat "$T/xmllint.err" >&2; fail "the JUnit XML does not validate against junit.xsd"; }
+points=$(grep -v '"record"' "$T/c/index.jsonl" | $PY -c 'import json,sys; print(len({json.loads(l)["point_id"] for l in sys.stdin if l.strip()}))')
+failed=$(grep -v '"record"' "$T/c/index.jsonl" | $PY -c '
+import json,sys
+last={}
+for l in sys.stdin:
+    if l.strip(): j=json.loads(l); last[j["point_id"]]=j["status"]
+print(sum(1 for s in last.values() if s=="failed"))')
+$PY - "$T/out.xml" "$points" "$failed" <<'PY' || fail "the JUnit XML's counts"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall("./testsuite/testcase")
+assert root.get("tests") == sys.argv[2] and len(cases) == int(sys.argv[2]), (root.attrib, len(cases))
+failures = [c for c in cases if c.find("failure") is not None]
+assert root.get("failures") == sys.argv[3] and len(failures) == int(sys.argv[3]), root.attrib
+odd = [c for c in cases if c.get("name") == "write-rc-bw-64_4K-odd-r1-0000000001"][0]
+f = odd.find("failure")
+assert f.get("message") == "a <b> & \"c\" 'd'\ufffd e", f.get("message")  # the first line
+assert f.text.endswith("second line"), f.text
+assert any("invalid device" in (c.find("failure").get("message") or "") for c in failures)
+print("junit: %s testcases, %s failures, valid" % (len(cases), len(failures)))
+PY
+
+# --- Prometheus ---
+"$BIN" export --prometheus "$T/c" -o "$T/out.prom" || fail "export --prometheus exited $?"
+promtool check metrics < "$T/out.prom" > "$T/promtool.out" 2>&1 ||
+  { cat "$T/promtool.out" >&2; fail "promtool check metrics"; }
+$PY - "$T/out.prom" "$T/c" <<'PY' || fail "the Prometheus text read back"
+import glob, json, statistics, sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+for name in ["rdmabench_throughput_bytes_per_second", "rdmabench_latency_seconds",
+             "rdmabench_points", "rdmabench_link_verdicts", "rdmabench_link_not_ok",
+             "rdmabench_port_delta", "rdmabench_message_rate_per_second"]:
+    assert name in fams and fams[name].type == "gauge", name
+# The median over the repetitions of write/rc/bw at 4 KiB, from the documents themselves.
+docs = [json.load(open(p)) for p in glob.glob(sys.argv[2] + "/write-rc-bw-*.json")]
+want = statistics.median([r["gbps"] * 1e9 / 8 for d in docs for r in d["results"] if r["size"] == 4096])
+got = [s for s in fams["rdmabench_throughput_bytes_per_second"].samples
+       if s.labels["op"] == "write" and s.labels["mode"] == "bw" and s.labels["size"] == "4096"]
+assert len(got) == 1 and abs(got[0].value - want) <= 1e-6 * want, (got, want)
+assert "point_id" not in got[0].labels and set(got[0].labels) == {
+    "campaign", "host", "peer", "device", "port", "op", "qp", "mode", "size"}, got[0].labels
+status = {s.labels["status"]: s.value for s in fams["rdmabench_points"].samples}
+assert status.get("failed", 0) >= 2 and status.get("ok", 0) >= 1, status
+bad = fams["rdmabench_link_not_ok"].samples
+assert len(bad) == 1 and bad[0].labels["link"] == "h\"1\\ -> h2\nx" and bad[0].value == 1, bad
+pct = {s.labels["percentile"] for s in fams["rdmabench_latency_seconds"].samples}
+assert pct == {"50", "99", "99.9"}, pct
+print("prometheus: %d families, %d samples, valid" % (len(fams), sum(len(f.samples) for f in fams.values())))
+PY
+
+# --- Bad input: no format, two formats ---
+"$BIN" export "$T/c" > "$T/o" 2> "$T/e" && fail "export without a format succeeded"
+grep -q -- "--csv\|format" "$T/e" || { cat "$T/e" >&2; fail "no format: the error names none"; }
+"$BIN" export --junit --prometheus "$T/c" > "$T/o" 2> "$T/e" && fail "export with two formats succeeded"
+echo "export formats: ok"
