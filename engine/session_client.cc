@@ -198,7 +198,9 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   std::vector<WorkerOutcome> out(w_.threads);
   make_histograms(plan, out);
   chan_.send(to_message(StartMsg{index, size}));
-  chan_.expect(StartedMsg::kType, timeout);
+  // The server fills its buffers and starts its workers first: like its setup, seconds on a
+  // loaded or emulated host (the server allows as much for the next request).
+  chan_.expect(StartedMsg::kType, timeout + milliseconds(30000));
   // The server is ready for this size and tolerates the client's silence up to the timeout,
   // which bounds how far ahead --start-at may lie.
   if (index == 0 && opt_.start_at) wait_for_start_time();
