@@ -197,6 +197,9 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   const SizePlan plan = plan_size(size, r);
   std::vector<WorkerOutcome> out(w_.threads);
   make_histograms(plan, out);
+  // The port's counters over the size (results[].counters), this side's and the server's.
+  const std::string dev = res_->device().info().name;
+  const CounterSnapshot before = read_port_counters(dev, opt_.local.port);
   chan_.send(to_message(StartMsg{index, size}));
   // The server fills its buffers and starts its workers first: like its setup, seconds on a
   // loaded or emulated host (the server allows as much for the next request).
@@ -211,6 +214,8 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   const SizeReplyMsg res =
       parse_size_reply(chan_.expect(SizeReplyMsg::kType, timeout + ms(1)), w_.verify, w_.bidir);
 
+  r.counters["client"] = counter_deltas(before, read_port_counters(dev, opt_.local.port));
+  if (res.counters) r.counters["server"] = *res.counters;
   const uint64_t t1 = add_thread_results(plan, out, r);
   r.recv_post_calls = res.recv_post_calls;
   if (w_.open_loop()) r.open_loop = open_loop_result(out);

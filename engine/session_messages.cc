@@ -183,6 +183,7 @@ nlohmann::json to_message(const SizeReplyMsg& m) {
   if (m.reverse)
     j[M::kReverse] = {{M::Reverse::kOps, m.reverse->ops},
                       {M::Reverse::kSeconds, m.reverse->seconds}};
+  if (m.counters) j[M::kCounters] = *m.counters;
   return j;
 }
 
@@ -202,6 +203,11 @@ SizeReplyMsg parse_size_reply(const nlohmann::json& result, bool verify, bool bi
     m.reverse = M::Reverse{
         uint_member(member(r, type, M::Reverse::kOps), type, prefix + M::Reverse::kOps),
         seconds_member(member(r, type, M::Reverse::kSeconds), type, prefix + M::Reverse::kSeconds)};
+  }
+  if (const auto c = result.find(M::kCounters); c != result.end()) {
+    if (!c->is_object())
+      malformed(type, named(M::kCounters) + " must be an object, got " + brief_json(*c));
+    m.counters = *c;
   }
   return m;
 }

@@ -119,6 +119,7 @@ struct SizeReplyMsg {
   static constexpr const char* kRecvPostCalls = "recv_post_calls";
   static constexpr const char* kVerifyError = "verify_error";
   static constexpr const char* kReverse = "reverse";
+  static constexpr const char* kCounters = "counters";
   uint64_t received = 0;
   uint64_t received_bytes = 0;
   uint64_t recv_post_calls = 0;             // the server's receive post calls (doorbells)
@@ -131,6 +132,8 @@ struct SizeReplyMsg {
     bool operator==(const Reverse&) const = default;
   };
   std::optional<Reverse> reverse;  // present for bidirectional runs
+  // The server's port counter deltas over the size ({name: delta}); absent from older servers.
+  std::optional<nlohmann::json> counters;
   bool operator==(const SizeReplyMsg&) const = default;
 };
 nlohmann::json to_message(const SizeReplyMsg& m);

@@ -150,6 +150,9 @@ void ServerSession::run_size(const nlohmann::json& start) {
     throw PeerError("protocol error: 'start' names size " + std::to_string(size) +
                     " which is not in the workload");
   const uint32_t T = w_.threads;
+  // The port's counters over the size (results[].counters.server): a snapshot each side of it.
+  const std::string dev = res_->device().info().name;
+  const CounterSnapshot before = read_port_counters(dev, opt_.local.port);
   res_->prepare_size(size);
   WorkerControl control(T);
   res_->bind_control(&control, &clock_, w_.timeout_s);
@@ -160,7 +163,9 @@ void ServerSession::run_size(const nlohmann::json& start) {
       e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
   std::vector<WorkerOutcome> out(T);
   const std::vector<uint64_t> posted = measure(plan, control, out);
-  chan_.send(to_message(size_reply(size, posted, out)));
+  SizeReplyMsg reply = size_reply(size, posted, out);
+  reply.counters = counter_deltas(before, read_port_counters(dev, opt_.local.port));
+  chan_.send(to_message(reply));
 }
 
 // The measurement: starts the workers, tells the client to go and waits for its finish (what
@@ -241,7 +246,8 @@ SizeReplyMsg ServerSession::size_reply(uint64_t size, const std::vector<uint64_t
     received_bytes += c.received_bytes;
     recv_post_calls += c.recv_post_calls;
   }
-  SizeReplyMsg res{received, received_bytes, recv_post_calls, std::nullopt, std::nullopt};
+  SizeReplyMsg res{received,     received_bytes, recv_post_calls,
+                   std::nullopt, std::nullopt,   std::nullopt};
   if (w_.verify) res.verify_error = verify_received(size, posted);
   if (w_.bidir) {
     uint64_t ops = 0;

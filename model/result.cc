@@ -113,6 +113,7 @@ IntervalResult interval_from(const nlohmann::json& v) {
 // them): the engine knobs, the open loop, the measurement window and the intervals.
 void read_later_fields(const nlohmann::json& j, SizeResult& r) {
   if (j.contains("send_post_calls")) r.send_post_calls = json_uint(j.at("send_post_calls"));
+  if (j.contains("counters") && j.at("counters").is_object()) r.counters = j.at("counters");
   if (j.contains("recv_post_calls")) r.recv_post_calls = json_uint(j.at("recv_post_calls"));
   if (j.contains("signal_every"))
     r.signal_every = static_cast<uint32_t>(json_uint(j.at("signal_every"), UINT32_MAX));
@@ -216,6 +217,7 @@ void to_json(nlohmann::json& j, const SizeResult& r) {
     j["bw_peak_gbps"] = r.bw_peak_gbps ? nlohmann::json(*r.bw_peak_gbps) : nlohmann::json();
     j["bw_min_gbps"] = r.bw_min_gbps ? nlohmann::json(*r.bw_min_gbps) : nlohmann::json();
   }
+  if (!r.counters.empty()) j["counters"] = r.counters;
 }
 
 void to_json(nlohmann::json& j, const IntervalResult& iv) {

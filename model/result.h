@@ -125,6 +125,9 @@ struct SizeResult {
   std::optional<double> bw_min_gbps;
   bool verified = false;  // --verify ran and passed
   std::string error;      // "" when the point succeeded
+  // The ports' counter deltas over this size (warm-up and measurement): {"client": {...},
+  // "server": {...}}; empty in documents written before them.
+  nlohmann::json counters = nlohmann::json::object();
 };
 
 struct ClockInfo {

@@ -73,6 +73,10 @@ FabricVerdicts fabric_verdicts(const nlohmann::json& record) {
     if (auto f = json_number(c, "port_fraction"))
       v.criteria += std::string(v.criteria.empty() ? "" : ", ") + "bandwidth below " + g(*f) +
                     " of the port speed";
+    if (auto f = json_number(c, "loss_floor_ppm"))
+      v.criteria += std::string(v.criteria.empty() ? "" : ", ") +
+                    "loss events per million packets above " + g(*f) + " and the links' median + " +
+                    g(json_number(c, "loss_k").value_or(5)) + " MAD";
   }
   if (record.contains("not_ok") && record["not_ok"].is_array())
     for (const auto& e : record["not_ok"]) {
@@ -89,6 +93,10 @@ FabricVerdicts fabric_verdicts(const nlohmann::json& record) {
       row.value = json_number(e, "value");
       row.best = json_number(e, "best");
       row.alone = json_number(e, "alone");
+      row.loss_ppm = json_number(e, "loss_ppm");
+      if (e.contains("rules") && e["rules"].is_array())
+        for (const auto& r : e["rules"])
+          if (r.is_string()) row.rules += (row.rules.empty() ? "" : ", ") + r.get<std::string>();
       v.not_ok.push_back(std::move(row));
     }
   return v;

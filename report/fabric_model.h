@@ -26,8 +26,10 @@ struct RoundRow {
 // A link that is not ok (orchestrator/fabric/fabric_verdicts.h).
 struct VerdictRow {
   std::string link, workload, metric, verdict, why, point;
+  std::string rules;  // the rules that fired, "bw_fraction, lossy"
   uint64_t size = 0;
   std::optional<double> value, best, alone;
+  std::optional<double> loss_ppm;  // the link's own loss figure (counters), when it had one
 };
 
 struct FabricVerdicts {

@@ -17,7 +17,8 @@ namespace {
 
 // How bad a verdict is, for the worst of several sizes.
 int severity(const std::string& verdict) {
-  if (verdict == "bad") return 4;
+  if (verdict == "bad") return 5;
+  if (verdict == "lossy") return 4;
   if (verdict == "failed") return 3;
   if (verdict == "congested") return 2;
   if (verdict == "suspect") return 1;
@@ -26,6 +27,7 @@ int severity(const std::string& verdict) {
 
 std::string mark_text(const std::string& verdict) {
   if (verdict == "bad") return "BAD";
+  if (verdict == "lossy") return "LOSSY";
   if (verdict == "failed") return "FAILED";
   if (verdict == "congested") return "congested";
   return verdict;

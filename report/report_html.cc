@@ -263,18 +263,20 @@ void fabric_section(std::string& h, const ReportModel& m) {
          " link measurement(s) judged against the best link (" + or_dash(v.criteria) +
          "): " + "<span class=\"ok\">" + count("ok") + " ok</span>, " + count("congested") +
          " congested (slow only under the round's load), <span class=\"bad\">" + count("bad") +
-         " bad</span>, " + count("failed") + " failed.</p>\n";
+         " bad</span>, <span class=\"bad\">" + count("lossy") +
+         " lossy</span> (by their counters), " + count("failed") + " failed.</p>\n";
     if (!v.not_ok.empty()) {
       h += "<table class=\"verdicts\"><thead><tr><th>link (client &rarr; server)</th><th>"
            "verdict</th><th>workload</th><th>size</th><th>metric</th><th>value</th><th>best "
-           "link</th><th>alone</th><th>why</th></tr></thead><tbody>\n";
+           "link</th><th>alone</th><th>loss per million packets</th><th>rules</th><th>why</th>"
+           "</tr></thead><tbody>\n";
       for (const VerdictRow& r : v.not_ok)
         h += "<tr class=\"verdict\" data-link=\"" + esc(r.link) + "\"><td><code>" + esc(r.link) +
              "</code></td><td class=\"" + (r.verdict == "congested" ? "" : "bad") + "\">" +
              or_dash(r.verdict) + "</td><td>" + or_dash(r.workload) + "</td><td class=\"num\">" +
              esc(format_size(r.size)) + "</td><td>" + or_dash(r.metric) + "</td>" +
-             opt_num(r.value) + opt_num(r.best) + opt_num(r.alone) + "<td>" + or_dash(r.why) +
-             "</td></tr>\n";
+             opt_num(r.value) + opt_num(r.best) + opt_num(r.alone) + opt_num(r.loss_ppm) + "<td>" +
+             or_dash(r.rules) + "</td><td>" + or_dash(r.why) + "</td></tr>\n";
       h += "</tbody></table>\n";
     }
   }

@@ -9,7 +9,7 @@
 
 namespace rdmabench {
 
-void MeasuredFlows::keep(const Point& p, const ResultBrief& b) {
+void MeasuredFlows::keep(const Point& p, const ResultBrief& b, bool counters_shared) {
   for (const SizeBrief& s : b.sizes)
     if (s.error.empty()) {
       Kept& k = kept_.emplace_back();
@@ -18,6 +18,8 @@ void MeasuredFlows::keep(const Point& p, const ResultBrief& b) {
       k.gbps = s.gbps;
       k.p50_ns = s.p50_ns;
       k.port_gbps = b.port_gbps.value_or(-1);
+      k.loss_ppm = b.loss_at(s.size).value_or(-1);
+      k.counters_shared = counters_shared;
     }
   sorted_ = false;
 }
@@ -39,8 +41,11 @@ std::optional<ResultBrief> MeasuredFlows::brief(const Point& p) {
     s.size = it->size;
     s.gbps = it->gbps;
     s.p50_ns = it->p50_ns;
+    if (it->loss_ppm >= 0) s.loss_ppm = it->loss_ppm;
   }
   if (lo->port_gbps >= 0) b.port_gbps = lo->port_gbps;
+  if (lo->loss_ppm >= 0) b.loss_ppm = lo->loss_ppm;
+  b.loss_shared = lo->counters_shared;
   return b;
 }
 

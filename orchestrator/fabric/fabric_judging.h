@@ -15,10 +15,12 @@
 namespace rdmabench {
 
 // What the verdicts need of each flow this sweep ran and recorded ok: each size's figures and the
-// port speed, by point (Point::index), about 56 bytes a size.
+// port speed and loss figure, by point (Point::index), about 64 bytes a size.
 class MeasuredFlows {
  public:
-  void keep(const Point& p, const ResultBrief& b);
+  // `counters_shared`: another flow of its round used a port of its ends (the brief's loss
+  // figure is not this link's alone).
+  void keep(const Point& p, const ResultBrief& b, bool counters_shared);
   // The brief of a point kept here (figures only); nullopt when it was not.
   std::optional<ResultBrief> brief(const Point& p);
 
@@ -28,6 +30,8 @@ class MeasuredFlows {
     uint64_t size = 0;
     std::optional<double> gbps, p50_ns;
     double port_gbps = -1;  // none
+    double loss_ppm = -1;   // none
+    bool counters_shared = false;
   };
   std::vector<Kept> kept_;
   bool sorted_ = false;

@@ -1,7 +1,10 @@
 #include "orchestrator/fabric/fabric_sweep.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "base/utc_time.h"
 #include "model/result.h"
@@ -64,6 +67,27 @@ void retest_suspects(std::vector<LinkVerdict>& verdicts, const FabricSweepContex
   }
 }
 
+// Port counters count a whole port: a flow's deltas are its own only when no other flow of its
+// round used a port of its ends (a host's device, however many host names it has). For each
+// member, whether its deltas are shared (its result's point.fabric.counters_shared).
+std::vector<bool> counters_shared(const Campaign& c,
+                                  const std::vector<FabricRun::Member>& members) {
+  std::vector<std::set<std::string>> ports;  // each member's one or two ports
+  std::map<std::string, size_t> flows_on;
+  for (const FabricRun::Member& m : members) {
+    const HostPair p = c.pair(m.point->pair);
+    ports.push_back(
+        {p.client.host + '\n' + p.client.device, p.server.host + '\n' + p.server.device});
+    for (const std::string& port : ports.back()) ++flows_on[port];
+  }
+  std::vector<bool> shared;
+  shared.reserve(members.size());
+  for (const auto& mine : ports)
+    shared.push_back(std::any_of(mine.begin(), mine.end(),
+                                 [&](const std::string& port) { return flows_on[port] > 1; }));
+  return shared;
+}
+
 }  // namespace
 
 FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
@@ -86,18 +110,22 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
     const std::vector<PointOutcome> outcomes = run_round(
         flows, RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop, delay, &clocks});
     start_delay.observe(delay, outcomes);
+    const std::vector<bool> shared_ports = counters_shared(c, g.members);
     std::vector<RoundFlowResult> results;
     for (size_t i = 0; i < g.members.size(); ++i) {
+      const FabricRun::Member& m = g.members[i];
+      const bool shared = shared_ports[i];
+      nlohmann::json fields = run.fields(m);
+      fields["fabric"]["counters_shared"] = shared;
       bool ok = false;
       try {
-        ok = ctx.recorder.record(*g.members[i].point, outcomes[i], run.fields(g.members[i]));
+        ok = ctx.recorder.record(*m.point, outcomes[i], fields);
       } catch (const std::exception& e) {
         ctx.progress.note(std::string("rdmabench: error: ") + e.what());
       }
       ++result.finished;
       if (!ok) ++result.failed;
-      if (ok) measured.keep(*g.members[i].point, outcomes[i].brief);
-      const FabricRun::Member& m = g.members[i];
+      if (ok) measured.keep(*m.point, outcomes[i].brief, shared);
       const auto clock = clocks.find(c.pair(g.members[i].point->pair).client.host);
       const ClockOffset offset = clock != clocks.end() ? clock->second : ClockOffset{};
       results.push_back({run.server_name(m), run.client_name(m),
@@ -121,7 +149,8 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   ctx.writer.append(verdict_record(verdicts, c.fabric->verdicts, utc_now(), ok_links));
   for (const std::string& line : verdict_lines(verdicts, ok_links)) ctx.out << line << "\n";
   ctx.out.flush();
-  for (const LinkVerdict& v : verdicts) result.bad_links += v.verdict == "bad" ? 1 : 0;
+  // Exit status 6 (fabric_sweep.h): a bad link, or a lossy one (whatever its other verdict).
+  for (const LinkVerdict& v : verdicts) result.bad_links += v.verdict == "bad" || v.lossy ? 1 : 0;
   return result;
 }
 

@@ -42,7 +42,7 @@ struct FabricSweepContext {
 struct FabricSweepOutcome {
   size_t finished = 0;  // points run (flows)
   size_t failed = 0;
-  size_t bad_links = 0;  // link measurements judged bad (after their retest)
+  size_t bad_links = 0;  // link measurements judged bad (after their retest) or lossy: exit 6
 };
 
 FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,

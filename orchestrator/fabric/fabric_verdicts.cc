@@ -1,6 +1,7 @@
 #include "orchestrator/fabric/fabric_verdicts.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -29,8 +30,10 @@ VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::strin
   VerdictCriteria c;
   if (!j.is_object())
     throw ConfigError(path, brief_json(j),
-                      "an object {\"bw_fraction\", \"lat_factor\", \"port_fraction\", \"retest\"}");
-  check_keys(j, path, {"bw_fraction", "lat_factor", "port_fraction", "retest"});
+                      "an object {\"bw_fraction\", \"lat_factor\", \"port_fraction\", \"retest\", "
+                      "\"loss_k\", \"loss_floor_ppm\"}");
+  check_keys(j, path,
+             {"bw_fraction", "lat_factor", "port_fraction", "retest", "loss_k", "loss_floor_ppm"});
   if (j.contains("bw_fraction"))
     c.bw_fraction = fraction(j["bw_fraction"], path + "/bw_fraction", 0, 1,
                              "a share of the best link's Gb/s, above 0 and at most 1 (0.93)");
@@ -46,6 +49,17 @@ VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::strin
       throw ConfigError(path + "/retest", brief_json(j["retest"]), "true or false");
     c.retest = j["retest"].get<bool>();
   }
+  if (j.contains("loss_k"))
+    c.loss_k = fraction(j["loss_k"], path + "/loss_k", 0, 1000,
+                        "how many MADs above the links' median loss figure, above 0 (5)");
+  if (j.contains("loss_floor_ppm"))
+    c.loss_floor_ppm =
+        j["loss_floor_ppm"].is_null()
+            ? std::nullopt
+            : std::optional(
+                  fraction(j["loss_floor_ppm"], path + "/loss_floor_ppm", 0, 1e6,
+                           "null (no loss verdict) or gaps (lost packets) per million packets "
+                           "below which no link is lossy, above 0, at most 1e6 (1000)"));
   return c;
 }
 
@@ -53,7 +67,9 @@ nlohmann::ordered_json to_json(const VerdictCriteria& c) {
   return {{"bw_fraction", c.bw_fraction},
           {"lat_factor", c.lat_factor},
           {"port_fraction", c.port_fraction ? nlohmann::json(*c.port_fraction) : nullptr},
-          {"retest", c.retest}};
+          {"retest", c.retest},
+          {"loss_k", c.loss_k},
+          {"loss_floor_ppm", c.loss_floor_ppm ? nlohmann::json(*c.loss_floor_ppm) : nullptr}};
 }
 
 bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c) {
@@ -87,6 +103,12 @@ void LinkJudge::add(const LinkRun& r) {
         why_.push_back(r.error);
       }
     }
+    if (const auto loss = r.brief ? r.brief->loss_at(size) : std::nullopt) {
+      if (r.brief->loss_shared)
+        v.loss_shared = true;
+      else if (v.loss_ppm < 0 || *loss < v.loss_ppm)
+        v.loss_ppm = static_cast<float>(*loss);
+    }
     const std::optional<double> f = r.brief ? r.brief->figure(size, metric) : std::nullopt;
     if (!f) continue;
     const bool better = !v.value || (metric == "gbps" ? *f > *v.value : *f < *v.value);
@@ -106,20 +128,69 @@ std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const Ver
 
 namespace {
 
-// A link's verdict at its group's best figure.
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The loss threshold of a group's links: max(floor, median + k x MAD) of their own loss figures
+// (0 with no floor: no verdict).
+double loss_threshold(const std::vector<double>& own, const VerdictCriteria& c) {
+  if (!c.loss_floor_ppm) return 0;
+  if (own.empty()) return *c.loss_floor_ppm;
+  const double m = median(own);
+  std::vector<double> dev;
+  dev.reserve(own.size());
+  for (const double x : own) dev.push_back(std::abs(x - m));
+  return std::max(*c.loss_floor_ppm, m + c.loss_k * median(std::move(dev)));
+}
+
+// A count per million: whole above 100 ("11574"), else three digits ("0.52").
+std::string ppm(double v) {
+  if (v < 100) return three_digits(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::string loss_text(const LinkVerdict& v, const VerdictCriteria& c) {
+  return ppm(*v.loss_ppm) + " gaps (lost packets) per million packets, over " +
+         ppm(v.loss_threshold_ppm) + " (the larger of loss_floor_ppm " + ppm(*c.loss_floor_ppm) +
+         " and the links' median + " + three_digits(c.loss_k) + " MAD)";
+}
+
+// The rule a figure that does not pass broke.
+std::string broken_rule(const LinkVerdict& v, double value, const VerdictCriteria& c) {
+  if (v.metric == "p50_ns") return "lat_factor";
+  return value < c.bw_fraction * v.best ? "bw_fraction" : "port_fraction";
+}
+
+// A link's verdict at its group's best figure, and its loss figure against the threshold.
 void judge(LinkVerdict& v, const VerdictCriteria& c) {
   if (!v.value) {
     v.verdict = "failed";
+    v.rules = {"failed"};
   } else if (passes(v, *v.value, c)) {
     v.verdict = "ok";
     v.why.clear();
   } else {
     v.verdict = "suspect";
+    v.rules = {broken_rule(v, *v.value, c)};
     v.why =
         with_unit(*v.value, v.metric) + " against the best link's " + with_unit(v.best, v.metric);
     if (v.metric == "gbps" && *v.value >= c.bw_fraction * v.best && v.port_gbps)
       v.why = with_unit(*v.value, v.metric) + ", below " + three_digits(*c.port_fraction * 100) +
               " % of the port speed (" + three_digits(*v.port_gbps) + " Gb/s)";
+  }
+  if (!v.lossy) return;
+  v.rules.push_back("lossy");
+  if (v.verdict == "ok") {
+    v.verdict = "lossy";
+    v.why = loss_text(v, c) + "; its figure passes: " + with_unit(*v.value, v.metric) +
+            " against the best link's " + with_unit(v.best, v.metric);
+  } else {
+    v.why += "; lossy too: " + loss_text(v, c);
   }
 }
 
@@ -137,9 +208,13 @@ std::vector<LinkVerdict> LinkJudge::finish(const VerdictCriteria& c, bool keep_o
   for (const auto& [order, entry] : ordered) {
     const auto& [key, g] = *entry;
     std::optional<double> best;
-    for (const Candidate& l : g.links)
+    std::vector<double> own_loss;
+    for (const Candidate& l : g.links) {
       if (l.value && (!best || (g.metric == "gbps" ? *l.value > *best : *l.value < *best)))
         best = l.value;
+      if (l.seen && l.loss_ppm >= 0) own_loss.push_back(l.loss_ppm);
+    }
+    const double threshold = loss_threshold(own_loss, c);
     for (size_t pair = 0; pair < g.links.size(); ++pair) {
       const Candidate& l = g.links[pair];
       if (!l.seen) continue;
@@ -151,8 +226,12 @@ std::vector<LinkVerdict> LinkJudge::finish(const VerdictCriteria& c, bool keep_o
       v.value = l.value;
       v.best = best.value_or(0);
       v.port_gbps = l.port_gbps;
+      if (l.loss_ppm >= 0) v.loss_ppm = l.loss_ppm;
+      v.loss_shared = l.loss_shared && l.loss_ppm < 0;
+      v.loss_threshold_ppm = threshold;
+      v.lossy = c.loss_floor_ppm && v.loss_ppm && *v.loss_ppm > threshold;
       if (!l.value) v.why = why_[l.why];
-      if (l.value && passes(v, *l.value, c)) {
+      if (l.value && passes(v, *l.value, c) && !v.lossy) {
         if (ok != nullptr) ++*ok;
         if (!keep_ok) continue;
       }
@@ -189,8 +268,8 @@ void settle(LinkVerdict& v, std::optional<double> alone, const std::string& erro
 
 nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,
                                       const std::string& time, size_t ok_not_listed) {
-  nlohmann::ordered_json counts = {
-      {"ok", ok_not_listed}, {"congested", 0}, {"bad", 0}, {"failed", 0}, {"suspect", 0}};
+  nlohmann::ordered_json counts = {{"ok", ok_not_listed}, {"congested", 0}, {"bad", 0},
+                                   {"lossy", 0},          {"failed", 0},    {"suspect", 0}};
   nlohmann::ordered_json not_ok = nlohmann::ordered_json::array();
   for (const LinkVerdict& l : v) {
     counts[l.verdict] = counts[l.verdict].get<size_t>() + 1;
@@ -203,6 +282,10 @@ nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const V
                       {"best", l.best},
                       {"alone", l.alone ? nlohmann::json(*l.alone) : nullptr},
                       {"verdict", l.verdict},
+                      {"rules", l.rules},
+                      {"loss_ppm", l.loss_ppm ? nlohmann::json(*l.loss_ppm) : nullptr},
+                      {"loss_shared", l.loss_shared},
+                      {"loss_threshold_ppm", l.loss_threshold_ppm},
                       {"why", l.why},
                       {"point_id", l.point_id}});
   }
@@ -214,15 +297,18 @@ std::vector<std::string> verdict_lines(const std::vector<LinkVerdict>& v, size_t
   std::map<std::string, size_t> n;
   n["ok"] = ok_not_listed;
   for (const LinkVerdict& l : v) ++n[l.verdict];
-  std::vector<std::string> lines = {"verdicts: " + std::to_string(v.size() + ok_not_listed) +
-                                    " link measurement(s): " + std::to_string(n["ok"]) + " ok, " +
-                                    std::to_string(n["congested"]) + " congested, " +
-                                    std::to_string(n["bad"]) + " bad, " +
-                                    std::to_string(n["failed"]) + " failed"};
+  std::vector<std::string> lines = {
+      "verdicts: " + std::to_string(v.size() + ok_not_listed) +
+      " link measurement(s): " + std::to_string(n["ok"]) + " ok, " +
+      std::to_string(n["congested"]) + " congested, " + std::to_string(n["bad"]) + " bad, " +
+      std::to_string(n["lossy"]) + " lossy, " + std::to_string(n["failed"]) + " failed"};
   for (const LinkVerdict& l : v)
-    if (l.verdict != "ok")
+    if (l.verdict != "ok") {
+      std::string rules;
+      for (const std::string& r : l.rules) rules += (rules.empty() ? "" : ", ") + r;
       lines.push_back("  " + l.verdict + ": " + l.link + " at " + format_size(l.size) + ": " +
-                      l.why);
+                      l.why + " [rule" + (l.rules.size() > 1 ? "s " : " ") + rules + "]");
+    }
   return lines;
 }
 

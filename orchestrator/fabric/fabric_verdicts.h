@@ -7,11 +7,16 @@
 // RDMA devices report a port speed they never reach). A link's figure is its best over the
 // repetitions. A suspect is measured again alone (no concurrent traffic) before it is called
 // bad: still slow alone, "bad"; fine alone, "congested" (slow only under the round's load).
-// A link whose flow failed is "failed". Pure functions over result documents' briefs
-// (launch/result_brief.h); the sweep runs the retests (fabric_sweep.h).
+// A link whose flow failed is "failed". Beside these, the counters: a link whose loss figure
+// (sequence-error NAKs and out-of-sequence arrivals per million packets, both ends:
+// model/counter_keys.h loss_per_million) is above max(loss_floor_ppm, median + loss_k x MAD)
+// of its combination's links is "lossy" when its figure passes (and marked lossy beside any
+// other verdict): go-back-N hides loss from bandwidth. Only deltas a link had alone count
+// (ResultBrief::loss_shared). Each verdict names its rules. Pure functions over result
+// documents' briefs (launch/result_brief.h); the sweep runs the retests (fabric_sweep.h).
 //
 //   "fabric": {..., "verdicts": {"bw_fraction": 0.93, "lat_factor": 2.1, "port_fraction": 0.8,
-//                                "retest": true}}
+//                                "retest": true, "loss_k": 5, "loss_floor_ppm": 1000}}
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -29,6 +34,8 @@ struct VerdictCriteria {
   double lat_factor = 2.1;
   std::optional<double> port_fraction;  // nullopt: no absolute verdict
   bool retest = true;
+  double loss_k = 5;                            // MADs above the median
+  std::optional<double> loss_floor_ppm = 1000;  // nullopt: no loss verdict
 };
 
 // The "verdicts" block (`path` its JSON path); absent = the defaults.
@@ -58,6 +65,14 @@ struct LinkVerdict {
   std::string verdict;          // "ok", "suspect" (until retested), "bad", "congested", "failed"
   std::string why;              // for all but "ok"
   std::optional<double> alone;  // the retest's figure
+  // The counters: the link's loss figure (its lowest over the runs whose deltas it had alone;
+  // nullopt: none counted, or only shared ones), the group's threshold, and whether it is over.
+  std::optional<double> loss_ppm;
+  bool loss_shared = false;  // its runs' deltas were all shared with other flows
+  double loss_threshold_ppm = 0;
+  bool lossy = false;
+  // The rules that fired ("bw_fraction", "lat_factor", "port_fraction", "lossy"; "failed").
+  std::vector<std::string> rules;
 };
 
 // Judges every link at every combination and size its runs hold; suspects stay "suspect". Runs
@@ -78,6 +93,8 @@ class LinkJudge {
     std::optional<double> port_gbps;
     std::string_view point_id;  // the run that gave it (or its first)
     uint32_t why = 0;           // why_ index: why its first run failed
+    float loss_ppm = -1;        // lowest own loss figure (-1: none)
+    bool loss_shared = false;   // a loss figure was seen, but shared
   };
   struct Group {
     std::string metric;

@@ -1,6 +1,7 @@
 #include "orchestrator/launch/result_brief.h"
 
 #include "base/error.h"
+#include "model/counter_keys.h"
 #include "model/result.h"
 
 namespace rdmabench {
@@ -19,6 +20,15 @@ const nlohmann::json* object_at(const nlohmann::json& o, const char* key) {
   return it != o.end() && it->is_object() ? &*it : nullptr;
 }
 
+// The loss figure of a "counters" object ({"client": deltas, "server": deltas}).
+std::optional<double> loss_of(const nlohmann::json* counters) {
+  if (counters == nullptr) return std::nullopt;
+  const nlohmann::json none = nlohmann::json::object();
+  const nlohmann::json* client = object_at(*counters, "client");
+  const nlohmann::json* server = object_at(*counters, "server");
+  return loss_per_million(client != nullptr ? *client : none, server != nullptr ? *server : none);
+}
+
 SizeBrief size_brief(const nlohmann::json& r) {
   SizeBrief s;
   if (const auto size = r.find("size");
@@ -32,6 +42,7 @@ SizeBrief size_brief(const nlohmann::json& r) {
     s.window_start_unix_s = number_at(*w, "start_unix_s");
     s.window_end_unix_s = number_at(*w, "end_unix_s");
   }
+  s.loss_ppm = loss_of(object_at(r, "counters"));
   return s;
 }
 
@@ -78,6 +89,12 @@ std::optional<double> ResultBrief::figure(uint64_t size, const std::string& metr
   return std::nullopt;
 }
 
+std::optional<double> ResultBrief::loss_at(uint64_t size) const {
+  for (const SizeBrief& s : sizes)
+    if (s.size == size && s.loss_ppm) return s.loss_ppm;
+  return loss_ppm;
+}
+
 ResultBrief brief_of(const nlohmann::json& doc) {
   ResultBrief b;
   if (!doc.is_object()) return b;
@@ -96,6 +113,12 @@ ResultBrief brief_of(const nlohmann::json& doc) {
       b.start_waited_s = number_at(*start, "waited_s");
       b.start_late_s = number_at(*start, "late_s");
     }
+  b.loss_ppm = loss_of(object_at(doc, "counters"));
+  if (const nlohmann::json* point = object_at(doc, "point"))
+    if (const nlohmann::json* fabric = object_at(*point, "fabric"))
+      if (const auto shared = fabric->find("counters_shared");
+          shared != fabric->end() && shared->is_boolean())
+        b.loss_shared = shared->get<bool>();
   return b;
 }
 
@@ -114,11 +137,13 @@ nlohmann::json to_json(const ResultBrief& b) {
     put(o, "p50_ns", s.p50_ns);
     put(o, "window_start_unix_s", s.window_start_unix_s);
     put(o, "window_end_unix_s", s.window_end_unix_s);
+    put(o, "loss_ppm", s.loss_ppm);
     j["sizes"].push_back(std::move(o));
   }
   put(j, "port_gbps", b.port_gbps);
   put(j, "start_waited_s", b.start_waited_s);
   put(j, "start_late_s", b.start_late_s);
+  put(j, "loss_ppm", b.loss_ppm);
   return j;
 }
 
@@ -141,12 +166,14 @@ ResultBrief brief_from_json(const nlohmann::json& j) {
       s.p50_ns = take(o, "p50_ns");
       s.window_start_unix_s = take(o, "window_start_unix_s");
       s.window_end_unix_s = take(o, "window_end_unix_s");
+      s.loss_ppm = take(o, "loss_ppm");
       b.sizes.push_back(std::move(s));
     }
   }
   b.port_gbps = take(j, "port_gbps");
   b.start_waited_s = take(j, "start_waited_s");
   b.start_late_s = take(j, "start_late_s");
+  b.loss_ppm = take(j, "loss_ppm");
   return b;
 }
 

@@ -24,6 +24,7 @@ struct SizeBrief {
   std::optional<double> p50_ns;
   std::optional<double> window_start_unix_s;  // the measurement's window, on the client's clock
   std::optional<double> window_end_unix_s;
+  std::optional<double> loss_ppm;  // from the size's own counter deltas (results[].counters)
   bool operator==(const SizeBrief&) const = default;
 };
 
@@ -35,10 +36,19 @@ struct ResultBrief {
   std::optional<double> port_gbps;       // the slower end's devices.*.speed_gbps, when both tell
   std::optional<double> start_waited_s;  // setup.start (--start-at): waited before the start,
   std::optional<double> start_late_s;    // or how late it began
+  // Loss events per million packets from the run's counter deltas, both sides
+  // (model/counter_keys.h loss_per_million); nullopt when the devices count no packets.
+  std::optional<double> loss_ppm;
+  // The deltas behind loss_ppm are shared with other flows (a fabric round where an end of this
+  // flow had another flow on its port): not this link's alone. From the document's
+  // point.fabric.counters_shared, which the sweep sets (never sent by an agent).
+  bool loss_shared = false;
   bool operator==(const ResultBrief&) const = default;
 
   // A size's figure, "gbps" or "p50_ns"; nullopt when the size is absent or failed.
   std::optional<double> figure(uint64_t size, const std::string& metric) const;
+  // A size's loss figure: from its own deltas where the document has them, else the run's.
+  std::optional<double> loss_at(uint64_t size) const;
 };
 
 // The brief of a document (also one that is not valid: then `invalid` says why, and the figures

@@ -329,8 +329,8 @@ int print_summary(const Sweep& s, IndexWriter& writer, const SweepHalt& halt,
   }
   if (s.bad_links != 0) {
     err << "rdmabench: " << s.bad_links
-        << " link measurement(s) judged bad (the verdicts record in " << s.index_path << ")"
-        << std::endl;
+        << " link measurement(s) judged bad or lossy (the verdicts record in " << s.index_path
+        << ")" << std::endl;
     return kSweepBadLink;
   }
   return 0;

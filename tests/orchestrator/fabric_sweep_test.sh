@@ -83,7 +83,8 @@ records = [r for r in lines if r.get("record") == "round"]
 (verdicts,) = [r for r in lines if r.get("record") == "verdicts"]
 # No link flagged: every verdict ok ("congested", "failed" or "suspect" fails the test too).
 assert verdicts["judged"] == 12 and not verdicts["not_ok"], verdicts
-assert verdicts["counts"] == {"ok": 12, "congested": 0, "bad": 0, "failed": 0, "suspect": 0}, verdicts
+assert verdicts["counts"] == {"ok": 12, "congested": 0, "bad": 0, "lossy": 0, "failed": 0,
+                              "suspect": 0}, verdicts
 assert len(records) == 6, records
 for r in records:
     assert r["record"] == "round" and r["flows"] == 2 and r["ok"] == 2 and r["failed"] == 0, r

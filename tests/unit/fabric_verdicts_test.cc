@@ -155,8 +155,93 @@ TEST(FabricVerdicts, TheRetestAloneSettlesASuspect) {
   EXPECT_EQ(r["criteria"]["bw_fraction"], 0.93);
   const auto lines = verdict_lines(v);
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[0], "verdicts: 3 link measurement(s): 1 ok, 1 congested, 1 bad, 0 failed");
+  EXPECT_EQ(lines[0],
+            "verdicts: 3 link measurement(s): 1 ok, 1 congested, 1 bad, 0 lossy, 0 failed");
   EXPECT_EQ(lines[1].rfind("  bad: h1 -> h9 at 4K: 5 Gb/s against", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("[rule bw_fraction]"), std::string::npos) << lines[1];
+}
+
+// A document with rxe-like counter deltas: `sent` packets on each side, `lost` gaps
+// (out-of-sequence arrivals at the server, sequence-error NAKs at the client), and as many
+// retries, which do not count.
+json lossy_doc(double gbps, double sent, double lost, bool shared = false) {
+  json d = bw_doc(gbps);
+  d["counters"] = {
+      {"client",
+       {{"hw_counters/sent_pkts", sent},
+        {"hw_counters/rcvd_seq_err", lost / 2},
+        {"hw_counters/completer_retry_err", lost}}},
+      {"server", {{"hw_counters/sent_pkts", sent}, {"hw_counters/out_of_seq_request", lost / 2}}}};
+  if (shared) d["point"] = {{"fabric", {{"counters_shared", true}}}};
+  return d;
+}
+
+TEST(FabricVerdicts, ALinkThatLosesPacketsIsLossyWhileItsBandwidthPasses) {
+  const VerdictCriteria c;  // loss_k 5, loss_floor_ppm 1000
+  // Five clean-ish links (0-75 loss events per million packets) and one at 5,000 per million
+  // that still reaches 96 % of the best bandwidth.
+  std::vector<LinkRun> runs;
+  const double clean[] = {0, 50, 100, 150, 100};
+  for (size_t i = 0; i < 5; ++i) runs.push_back(run(i, kBw, lossy_doc(10, 500000, clean[i] / 2)));
+  runs.push_back(run(5, kBw, lossy_doc(9.6, 500000, 5000)));
+  const auto v = judge_links(runs, c);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(of(v, i).verdict, "ok") << i;
+  const LinkVerdict& l = of(v, 5);
+  EXPECT_EQ(l.verdict, "lossy");
+  EXPECT_EQ(l.rules, std::vector<std::string>{"lossy"});
+  EXPECT_DOUBLE_EQ(*l.loss_ppm, 5000.0);
+  EXPECT_DOUBLE_EQ(l.loss_threshold_ppm, 1000.0);  // median 50 + 5 x MAD 25 = 175: the floor wins
+  EXPECT_NE(l.why.find("its figure passes: 9.6 Gb/s"), std::string::npos) << l.why;
+  const auto r = verdict_record(v, c, "t");
+  EXPECT_EQ(r["counts"]["lossy"], 1);
+  EXPECT_EQ(r["not_ok"][0]["rules"], json({"lossy"}));
+  EXPECT_EQ(r["not_ok"][0]["loss_ppm"], 5000.0);
+  EXPECT_EQ(r["criteria"]["loss_floor_ppm"], 1000.0);
+  const auto lines = verdict_lines(v);
+  EXPECT_EQ(lines[1].rfind("  lossy: h5 -> h9 at 4K: ", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("[rule lossy]"), std::string::npos) << lines[1];
+}
+
+TEST(FabricVerdicts, TheLossThresholdFollowsThePopulationAndSharedDeltasDoNotCount) {
+  VerdictCriteria c;
+  c.loss_floor_ppm = 10;
+  // Every link loses about 2,000 per million (a lossy hub for all): none stands out.
+  std::vector<LinkRun> runs;
+  for (size_t i = 0; i < 6; ++i)
+    runs.push_back(run(i, kBw, lossy_doc(10, 100000, 200 + 3 * static_cast<double>(i))));
+  auto v = judge_links(runs, c);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(of(v, i).verdict, "ok") << of(v, i).why;
+  // A link whose deltas were shared with another flow of its round is never lossy by them.
+  runs.push_back(run(6, kBw, lossy_doc(10, 100000, 50000, true)));
+  v = judge_links(runs, c);
+  EXPECT_EQ(of(v, 6).verdict, "ok");
+  EXPECT_TRUE(of(v, 6).loss_shared);
+  EXPECT_FALSE(of(v, 6).loss_ppm.has_value());
+  // A link that is slow and lossy: its bandwidth verdict stands, and lossy is its second rule.
+  runs.push_back(run(7, kBw, lossy_doc(2, 100000, 50000)));
+  v = judge_links(runs, c);
+  EXPECT_EQ(of(v, 7).verdict, "suspect");
+  EXPECT_EQ(of(v, 7).rules, (std::vector<std::string>{"bw_fraction", "lossy"}));
+  EXPECT_NE(of(v, 7).why.find("; lossy too: "), std::string::npos) << of(v, 7).why;
+  // No floor: no loss verdict at all.
+  c.loss_floor_ppm.reset();
+  v = judge_links(runs, c);
+  EXPECT_FALSE(of(v, 7).lossy);
+}
+
+TEST(FabricVerdicts, LossCriteriaAreCheckedByName) {
+  const VerdictCriteria c =
+      parse_verdict_criteria({{"loss_k", 3}, {"loss_floor_ppm", 200}}, "/fabric/verdicts");
+  EXPECT_EQ(c.loss_k, 3);
+  EXPECT_EQ(*c.loss_floor_ppm, 200);
+  EXPECT_FALSE(parse_verdict_criteria({{"loss_floor_ppm", nullptr}}, "/v").loss_floor_ppm);
+  try {
+    parse_verdict_criteria({{"loss_floor_ppm", -1}}, "/fabric/verdicts");
+    FAIL() << "accepted a negative floor";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/fabric/verdicts/loss_floor_ppm"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -50,6 +50,31 @@ TEST(ResultBrief, FiguresPortSpeedAndStartFromADocument) {
   EXPECT_EQ(brief_of(started).start_waited_s, 0.25);
 }
 
+TEST(ResultBrief, LossFiguresOfTheRunAndOfEachSizeAndWhetherTheyWereShared) {
+  json doc = testutil::read_json(testutil::results_fixture("qp/write_rc.json"));
+  doc["counters"] = {{"client", {{"hw_counters/sent_pkts", 1000}, {"hw_counters/rcvd_seq_err", 2}}},
+                     {"server", {{"hw_counters/sent_pkts", 1000}}}};
+  const uint64_t s0 = doc["results"][0]["size"], s1 = doc["results"][1]["size"];
+  doc["results"][1]["counters"] = {
+      {"client", {{"hw_counters/sent_pkts", 100}}},
+      {"server", {{"hw_counters/sent_pkts", 100}, {"hw_counters/out_of_seq_request", 4}}}};
+  ResultBrief b = brief_of(doc);
+  EXPECT_EQ(b.loss_ppm, 1000.0);      // 2 gaps in 2,000 packets: the run's
+  EXPECT_EQ(b.loss_at(s0), 1000.0);   // a size without its own deltas: the run's
+  EXPECT_EQ(b.loss_at(s1), 20000.0);  // 4 in 200: its own
+  EXPECT_FALSE(b.loss_shared);
+  doc["point"] = {{"fabric", {{"counters_shared", true}}}};
+  EXPECT_TRUE(brief_of(doc).loss_shared);
+  // On the agents' wire: the figures travel (whether they were shared is the sweep's to say).
+  b = brief_from_json(json::parse(to_json(b).dump()));
+  EXPECT_EQ(b.loss_ppm, 1000.0);
+  EXPECT_EQ(b.loss_at(s1), 20000.0);
+  // No packet counters (siw): no figure.
+  doc.erase("counters");
+  doc["results"][1].erase("counters");
+  EXPECT_FALSE(brief_of(doc).loss_ppm.has_value());
+}
+
 TEST(ResultBrief, TheWireKeepsEverythingAndRefusesMalformedBriefs) {
   ResultBrief b = brief_of(testutil::read_json(testutil::results_fixture("qp/write_rc.json")));
   b.start_late_s = 0.5;

@@ -117,6 +117,8 @@ RunResult sample_run() {
   ok.intervals_total = 2;
   ok.bw_peak_gbps = ok.intervals[0].gbps;
   ok.bw_min_gbps = ok.intervals[1].gbps;
+  ok.counters = {{"client", {{"hw_counters/sent_pkts", 2300}}},
+                 {"server", {{"hw_counters/out_of_seq_request", 1}}}};
 
   SizeResult failed;
   failed.size = 4096;
@@ -160,6 +162,8 @@ TEST(ResultJsonTest, RunResultRoundTripThroughText) {
   EXPECT_EQ(back.results[0].latency->percentiles, "exact");
   EXPECT_EQ(back.error, r.error);
   EXPECT_EQ(back.counters, r.counters);
+  EXPECT_EQ(back.results[0].counters, r.results[0].counters);  // the size's own deltas
+  EXPECT_TRUE(back.results[1].counters.empty());
 
   const SizeResult& a = back.results[0];
   EXPECT_EQ(a.size, 64u);

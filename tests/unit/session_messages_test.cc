@@ -256,13 +256,23 @@ TEST(SessionMessagesRoundTrip, FinishAndSent) {
 }
 
 TEST(SessionMessagesRoundTrip, SizeReply) {
-  const SizeReplyMsg plain{10, 640, 3, std::nullopt, std::nullopt};
+  const SizeReplyMsg plain{10, 640, 3, std::nullopt, std::nullopt, std::nullopt};
   EXPECT_EQ(to_message(plain)["type"], "result");
   EXPECT_EQ(parse_size_reply(to_message(plain), false, false), plain);
-  const SizeReplyMsg full{10, 640, 3, "bad byte at 5", SizeReplyMsg::Reverse{7, 0.125}};
+  const SizeReplyMsg full{10,
+                          640,
+                          3,
+                          "bad byte at 5",
+                          SizeReplyMsg::Reverse{7, 0.125},
+                          json{{"hw_counters/rcvd_seq_err", 2}}};
   EXPECT_EQ(parse_size_reply(to_message(full), true, true), full);
-  const SizeReplyMsg verified{1, 2, 3, "", std::nullopt};
+  const SizeReplyMsg verified{1, 2, 3, "", std::nullopt, std::nullopt};
   EXPECT_EQ(parse_size_reply(to_message(verified), true, false), verified);
+  // The server's counter deltas of the size: an object, or refused naming the member.
+  json bad = to_message(plain);
+  bad["counters"] = 7;
+  EXPECT_NE(peer_error([&] { parse_size_reply(bad, false, false); }).find("counters"),
+            std::string::npos);
 }
 
 TEST(SessionMessagesRoundTrip, Bye) {
