@@ -135,6 +135,18 @@ void read_later_fields(const nlohmann::json& j, SizeResult& r) {
   }
 }
 
+// --interval only: absent otherwise.
+void put_intervals(nlohmann::json& j, const SizeResult& r) {
+  if (r.interval_s <= 0) return;
+  j["interval_s"] = r.interval_s;
+  nlohmann::json list = nlohmann::json::array();
+  for (const IntervalResult& iv : r.intervals) list.push_back(iv);
+  j["intervals"] = std::move(list);
+  j["intervals_total"] = r.intervals_total;
+  j["bw_peak_gbps"] = r.bw_peak_gbps ? nlohmann::json(*r.bw_peak_gbps) : nlohmann::json();
+  j["bw_min_gbps"] = r.bw_min_gbps ? nlohmann::json(*r.bw_min_gbps) : nlohmann::json();
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const SizeResult& r) {
@@ -208,15 +220,7 @@ void to_json(nlohmann::json& j, const SizeResult& r) {
     j["window"] = {{"start_unix_s", r.window->start_unix_s}, {"end_unix_s", r.window->end_unix_s}};
   else
     j["window"] = nullptr;
-  if (r.interval_s > 0) {  // --interval only: absent otherwise
-    j["interval_s"] = r.interval_s;
-    nlohmann::json list = nlohmann::json::array();
-    for (const IntervalResult& iv : r.intervals) list.push_back(iv);
-    j["intervals"] = std::move(list);
-    j["intervals_total"] = r.intervals_total;
-    j["bw_peak_gbps"] = r.bw_peak_gbps ? nlohmann::json(*r.bw_peak_gbps) : nlohmann::json();
-    j["bw_min_gbps"] = r.bw_min_gbps ? nlohmann::json(*r.bw_min_gbps) : nlohmann::json();
-  }
+  put_intervals(j, r);
   if (!r.counters.empty()) j["counters"] = r.counters;
 }
 
