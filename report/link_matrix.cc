@@ -9,6 +9,7 @@
 
 #include "base/json_util.h"
 #include "base/number_text.h"
+#include "model/counter_keys.h"
 #include "model/workload_fields.h"
 #include "report/data_table.h"
 
@@ -57,8 +58,35 @@ std::optional<double> best_at(const std::vector<const ResultFile*>& runs, uint64
   return best;
 }
 
+// The loss figure of a link at `size` (model/counter_keys.h: gaps per million packets, the size's
+// own deltas where the document has them, else its run's): its lowest over the runs whose
+// deltas it had alone; nullopt when none counted.
+std::optional<double> loss_at(const std::vector<const ResultFile*>& runs, uint64_t size) {
+  std::optional<double> best;
+  for (const ResultFile* r : runs) {
+    const nlohmann::json* fabric =
+        r->point.is_object() && r->point.contains("fabric") ? &r->point["fabric"] : nullptr;
+    if (fabric != nullptr && fabric->is_object() && fabric->contains("counters_shared") &&
+        (*fabric)["counters_shared"] == true)
+      continue;
+    const nlohmann::json* counters = &r->run.counters;
+    for (const SizeResult& s : r->run.results)
+      if (s.size == size && !s.counters.empty()) counters = &s.counters;
+    const nlohmann::json none = nlohmann::json::object();
+    const auto side = [&](const char* k) {
+      return counters->is_object() && counters->contains(k) ? (*counters)[k] : none;
+    };
+    if (const auto v = loss_per_million(side("client"), side("server")); v && (!best || *v < *best))
+      best = v;
+  }
+  return best;
+}
+
+// What a matrix's cells hold: the verdict's figure (Gb/s or p50), or the loss figure.
+enum class Cell { kFigure, kLoss };
+
 Figure matrix_figure(const std::string& name, const Combination& c, const LinkMarks& marks,
-                     const std::string& format) {
+                     const std::string& format, Cell cell = Cell::kFigure) {
   const bool latency = c.mode == Mode::kLat;
   std::set<uint64_t> sizes;
   for (const auto& [link, runs] : c.links)
@@ -80,7 +108,7 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
       std::optional<double> v;
       std::string mark;
       if (auto it = c.links.find({hosts[k], hosts[s]}); it != c.links.end()) {
-        v = best_at(it->second, size, latency);
+        v = cell == Cell::kLoss ? loss_at(it->second, size) : best_at(it->second, size, latency);
         if (auto m = marks.find({combination, hosts[k] + " -> " + hosts[s]}); m != marks.end())
           mark = mark_text(m->second);
       }
@@ -100,7 +128,9 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
   std::string tics;
   for (size_t i = 0; i < hosts.size(); ++i)
     tics += (i == 0 ? "" : ", ") + ("\"" + gnuplot_string(hosts[i]) + "\" " + std::to_string(i));
-  const std::string what = latency ? "p50 latency (µs)" : "bandwidth (Gb/s)";
+  const std::string what = cell == Cell::kLoss ? "gaps per million packets (counters)"
+                           : latency           ? "p50 latency (µs)"
+                                               : "bandwidth (Gb/s)";
   // The title names the workload by op, QP type and mode (all its values: the .dat's header).
   std::string workload;
   for (const char* k : {"op", "qp", "mode"})
@@ -126,7 +156,7 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
                           {"CBLABEL", what},
                           {"LAST", std::to_string(hosts.empty() ? 0 : hosts.size() - 1)},
                           {"TICS", tics},
-                          {"PALETTE", latency ? "negative" : "positive"}});
+                          {"PALETTE", latency || cell == Cell::kLoss ? "negative" : "positive"}});
 }
 
 }  // namespace
@@ -192,10 +222,18 @@ std::vector<Figure> link_matrix_figures(const std::vector<ResultFile>& runs, con
     it->second.hosts.insert({server, client});
   }
   std::vector<Figure> out;
-  for (const std::string& key : order) {
-    const std::string name =
-        out.empty() ? "link_matrix" : "link_matrix_" + std::to_string(out.size() + 1);
-    out.push_back(matrix_figure(name, by_values.at(key), marks, format));
+  for (size_t i = 0; i < order.size(); ++i) {
+    const std::string n = i == 0 ? "" : "_" + std::to_string(i + 1);
+    const Combination& c = by_values.at(order[i]);
+    out.push_back(matrix_figure("link_matrix" + n, c, marks, format));
+    // The loss matrix beside it, when a link of the combination lost packets.
+    const bool lost = std::any_of(c.links.begin(), c.links.end(), [&](const auto& l) {
+      for (const ResultFile* r : l.second)
+        for (const SizeResult& s : r->run.results)
+          if (loss_at({r}, s.size).value_or(0) > 0) return true;
+      return false;
+    });
+    if (lost) out.push_back(matrix_figure("link_loss" + n, c, marks, format, Cell::kLoss));
   }
   return out;
 }

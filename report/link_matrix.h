@@ -3,8 +3,10 @@
 // by client, one figure per workload combination of its flows (result documents whose "point"
 // has a "fabric" object). A cell is the link's best figure over its repetitions and rounds: Gb/s
 // at the combination's largest size in bandwidth mode, p50 latency (µs) at its smallest size in
-// latency mode. Links the sweep's verdicts call bad, congested or failed are marked in their
-// cell; a link that was not measured is blank.
+// latency mode. Links the sweep's verdicts call bad, lossy, congested or failed are marked in
+// their cell; a link that was not measured is blank. Beside it, when a link of the combination
+// lost packets, the same matrix of the links' loss figures ("link_loss": gaps per million
+// packets from the counters, model/counter_keys.h; links whose deltas were shared are blank).
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -149,6 +149,45 @@ TEST(LinkMatrix, PlotOfAFabricFolderDrawsItWithGnuplot) {
   EXPECT_NE(read_text(t.path() / "plots" / "link_matrix.gp").find("BAD"), std::string::npos);
 }
 
+// With a link that lost packets (h1 -> h3's 64 KiB size: 1,000 gaps in 1,000,000 packets, its own
+// deltas), a loss matrix is drawn beside the figure's: that link's cell, the others 0, and a
+// link whose deltas were shared blank.
+TEST(LinkMatrix, ALossMatrixWhenALinkLostPackets) {
+  TempDir t;
+  write_fabric_folder(t.path());
+  for (const char* id : {"h1-h3-r1", "h1-h3-r2"}) {
+    json d = read_json(t.path() / (std::string(id) + ".json"));
+    d["results"][1]["counters"] = {
+        {"client", {{"hw_counters/sent_pkts", 500000}, {"hw_counters/rcvd_seq_err", 500}}},
+        {"server", {{"hw_counters/sent_pkts", 500000}, {"hw_counters/out_of_seq_request", 500}}}};
+    write_text(t.path() / (std::string(id) + ".json"), d.dump());
+  }
+  json shared = read_json(t.path() / "h2-h1-r1.json");
+  shared["point"]["fabric"]["counters_shared"] = true;
+  write_text(t.path() / "h2-h1-r1.json", shared.dump());
+  std::ostringstream notes;
+  const auto runs = load_results({t.path().string()}, notes);
+  const std::vector<Figure> figs = link_matrix_figures(runs, {}, "png");
+  ASSERT_EQ(figs.size(), 2u);
+  EXPECT_EQ(figs[1].name, "link_loss");
+  EXPECT_NE(figs[1].script.find("gaps per million packets"), std::string::npos);
+  std::istringstream in(figs[1].data);
+  std::map<std::pair<int, int>, std::string> cell;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.find('"') != std::string::npos) continue;
+    std::istringstream l(line);
+    int c = 0, s = 0;
+    std::string v;
+    l >> c >> s >> v;
+    cell[{c, s}] = v;
+  }
+  EXPECT_EQ(cell.at({0, 2}), "1000");  // h1 -> h3
+  EXPECT_EQ(cell.at({0, 1}), "0");     // h1 -> h2: clean
+  EXPECT_EQ(cell.at({1, 0}), "0");     // h2 -> h1: its second repetition had its deltas alone
+  // Without a lost packet anywhere, no loss matrix (ACellPerLink... above: one figure).
+}
+
 TEST(LinkMatrix, NoneWithoutFabricDocuments) {
   std::ostringstream notes;
   const auto runs = load_results({results_fixture("bw")}, notes);
