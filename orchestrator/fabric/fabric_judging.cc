@@ -18,7 +18,7 @@ void MeasuredFlows::keep(const Point& p, const ResultBrief& b, bool counters_sha
       k.gbps = s.gbps;
       k.p50_ns = s.p50_ns;
       k.port_gbps = b.port_gbps.value_or(-1);
-      k.loss_ppm = b.loss_at(s.size).value_or(-1);
+      k.loss_ppm = static_cast<float>(b.loss_at(s.size).value_or(-1));
       k.counters_shared = counters_shared;
     }
   sorted_ = false;

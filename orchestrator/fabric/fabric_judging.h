@@ -30,7 +30,7 @@ class MeasuredFlows {
     uint64_t size = 0;
     std::optional<double> gbps, p50_ns;
     double port_gbps = -1;  // none
-    double loss_ppm = -1;   // none
+    float loss_ppm = -1;    // none
     bool counters_shared = false;
   };
   std::vector<Kept> kept_;
