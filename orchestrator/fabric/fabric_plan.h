@@ -77,6 +77,7 @@ struct FabricPattern {
   FabricPatternKind kind = FabricPatternKind::kPairwise;
   std::string path;               // JSON path of the pattern object, for errors found when planning
   bool both_directions = true;    // pairwise
+  bool together = false;          // pairwise, both directions in one round ("together")
   std::vector<uint32_t> degrees;  // incast
   bool all_targets = true;        // incast: every host is a target
   std::vector<uint32_t> targets;  // incast, when !all_targets

@@ -41,8 +41,11 @@ void print_fabric(std::ostream& out, const FabricSpec& f) {
   if (!f.allocation.empty()) out << " (the nodes of Slurm allocation " << f.allocation << ")";
   out << ", pattern " << fabric_pattern_name(f.pattern.kind);
   if (f.pattern.kind == FabricPatternKind::kPairwise)
-    out << (f.pattern.both_directions ? " (both directions: a second set of rounds, roles swapped)"
-                                      : " (one direction)");
+    out << (f.pattern.together ? " (both directions together: each round holds both flows of its "
+                                 "pairs, two per host)"
+            : f.pattern.both_directions
+                ? " (both directions: a second set of rounds, roles swapped)"
+                : " (one direction)");
   out << ", " << f.rounds.size() << " round(s), " << flows << " flow(s); max flows per host: ";
   if (f.max_flows_per_host)
     out << *f.max_flows_per_host << "\n";

@@ -50,6 +50,16 @@ grep -q '^fabric: 4 hosts, pattern pairwise (both directions.*6 round(s), 12 flo
 [ "$(grep -c '^  [0-9]/6 pairwise ' "$T/dry1.out")" = 6 ] || fail "expected 6 rounds in the dry run"
 grep -o '^  [0-9]*/12 [^ ]*' "$T/dry1.out" | awk '{print $2}' >"$T/dry.ids"
 [ "$(sort -u "$T/dry.ids" | wc -l)" = 12 ] || fail "expected 12 distinct point ids"
+# Both directions together: 3 rounds of 4 flows (each host serves one and drives one), the same
+# 12 links under other ids (a point id hashes its round's label).
+incast_variant "$T/together.json" fabric-local 'c["fabric"]["pattern"] = {"pattern": "pairwise", "directions": "together"}
+c["fabric"]["max_flows_per_host"] = 2' || fail "cannot write the together campaign"
+"$BIN" sweep "$T/together.json" --dry-run >"$T/dry3.out" 2>&1 || { show "$T/dry3.out"; fail "together: dry run exited with $?"; }
+grep -q '^fabric: 4 hosts, pattern pairwise (both directions together.*3 round(s), 12 flow(s)' "$T/dry3.out" ||
+    { show "$T/dry3.out"; fail "together: not 3 rounds of 12 flows"; }
+[ "$(grep -c '^  [0-9]/3 pairwise [0-9]/3 both ways: ' "$T/dry3.out")" = 3 ] || { show "$T/dry3.out"; fail "together: expected 3 rounds"; }
+[ "$(grep -o '^  [0-9]*/12 [^ ]*' "$T/dry3.out" | awk '{print $2}' | sort -u | comm -12 - <(sort -u "$T/dry.ids") | wc -l)" = 0 ] ||
+    fail "together: its point ids are those of the other direction sets"
 "$BIN" sweep "$CFG" --out "$T/p" >"$T/run.out" 2>"$T/run.err"
 rc=$?
 show "$T/run.out" "$T/run.err"

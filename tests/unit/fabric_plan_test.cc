@@ -125,6 +125,35 @@ TEST(FabricPairwise, OneDirectionIsTheFirstSet) {
   EXPECT_TRUE(std::equal(one.begin(), one.end(), both.begin()));
 }
 
+TEST(FabricPairwise, TogetherHoldsBothDirectionsOfEachPairInOneRound) {
+  for (uint32_t n = 2; n <= 9; ++n) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto both = plan(n, {{"pattern", "pairwise"}});
+    const auto together = plan(n, {{"pattern", "pairwise"}, {"directions", "together"}});
+    ASSERT_EQ(together.size(), both.size() / 2);  // n - 1 rounds (odd n: n)
+    std::set<std::pair<uint32_t, uint32_t>> links;
+    for (size_t r = 0; r < together.size(); ++r) {
+      const Round& round = together[r];
+      EXPECT_EQ(round.label, "pairwise " + std::to_string(r + 1) + "/" +
+                                 std::to_string(together.size()) + " both ways");
+      // The first set's round and its swap, in one: each host (but a bye) serves one flow and
+      // drives the other.
+      Flows expected = both[r].flows;
+      expected.insert(expected.end(), both[r + together.size()].flows.begin(),
+                      both[r + together.size()].flows.end());
+      EXPECT_EQ(round.flows, expected);
+      expect_within_cap(round, n, 2);
+      for (const Flow& f : round.flows)
+        EXPECT_TRUE(links.insert({f.client, f.server}).second) << "a link twice";
+    }
+    EXPECT_EQ(links.size(), size_t{n} * (n - 1));  // every ordered pair once
+  }
+  // Under a per-host cap of 1 each round is split into its two directions (ids unchanged).
+  const auto capped = plan(6, {{"pattern", "pairwise"}, {"directions", "together"}}, 1);
+  ASSERT_EQ(capped.size(), 10u);
+  EXPECT_EQ(capped[0].label, "pairwise 1/5 both ways part 1/2");
+}
+
 // ---- incast, all-to-all, ring -----------------------------------------------------------------
 
 TEST(FabricIncast, DegreesOuterTargetsInnerClientsFollowTheTarget) {
