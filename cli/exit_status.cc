@@ -68,8 +68,8 @@ std::string exit_status_help() {
          "  3    the server refused: token, or a workload its device cannot run\n"
          "  4    timeout: the peer or the completions stopped answering\n"
          "  5    the server is busy (all the sessions it may serve are running)\n"
-         "  6    sweep: every point ran, but a fabric link was judged bad (its verdicts in"
-         " index.jsonl)\n"
+         "  6    sweep: every point ran, but a fabric link was judged bad, or lossy by its\n"
+         "       counters (its verdicts in index.jsonl)\n"
          "  7    client --min-gbps: an interval's rate fell below it (the results are whole)\n"
          "  130  interrupted (SIGINT)\n";
 }
