@@ -86,4 +86,14 @@ std::optional<double> loss_per_million(const nlohmann::json& client, const nlohm
   return events * 1e6 / packets;
 }
 
+std::optional<double> loss_per_million(const nlohmann::json& counters) {
+  const nlohmann::json none = nlohmann::json::object();
+  const auto side = [&](const char* k) -> const nlohmann::json& {
+    if (!counters.is_object()) return none;
+    const auto it = counters.find(k);
+    return it != counters.end() ? *it : none;
+  };
+  return loss_per_million(side("client"), side("server"));
+}
+
 }  // namespace rdmabench

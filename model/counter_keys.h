@@ -55,5 +55,8 @@ nlohmann::json normalise_counters(const nlohmann::json& deltas);
 // without losing a packet (the testbed's clean links show a few retries and no gap). nullopt
 // when no side counts packets or none was sent (siw; a failed run).
 std::optional<double> loss_per_million(const nlohmann::json& client, const nlohmann::json& server);
+// The same from a "counters" object ({"client": deltas, "server": deltas}; either side may be
+// absent): a result's, or one of its sizes'.
+std::optional<double> loss_per_million(const nlohmann::json& counters);
 
 }  // namespace rdmabench

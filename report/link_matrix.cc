@@ -72,12 +72,7 @@ std::optional<double> loss_at(const std::vector<const ResultFile*>& runs, uint64
     const nlohmann::json* counters = &r->run.counters;
     for (const SizeResult& s : r->run.results)
       if (s.size == size && !s.counters.empty()) counters = &s.counters;
-    const nlohmann::json none = nlohmann::json::object();
-    const auto side = [&](const char* k) {
-      return counters->is_object() && counters->contains(k) ? (*counters)[k] : none;
-    };
-    if (const auto v = loss_per_million(side("client"), side("server")); v && (!best || *v < *best))
-      best = v;
+    if (const auto v = loss_per_million(*counters); v && (!best || *v < *best)) best = v;
   }
   return best;
 }

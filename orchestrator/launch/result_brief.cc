@@ -22,11 +22,7 @@ const nlohmann::json* object_at(const nlohmann::json& o, const char* key) {
 
 // The loss figure of a "counters" object ({"client": deltas, "server": deltas}).
 std::optional<double> loss_of(const nlohmann::json* counters) {
-  if (counters == nullptr) return std::nullopt;
-  const nlohmann::json none = nlohmann::json::object();
-  const nlohmann::json* client = object_at(*counters, "client");
-  const nlohmann::json* server = object_at(*counters, "server");
-  return loss_per_million(client != nullptr ? *client : none, server != nullptr ? *server : none);
+  return counters != nullptr ? loss_per_million(*counters) : std::nullopt;
 }
 
 SizeBrief size_brief(const nlohmann::json& r) {
