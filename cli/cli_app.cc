@@ -14,6 +14,7 @@ int dispatch(Cli& c) {
   if (*c.devices) return run_devices_command(c.devices_args);
   if (*c.server) return run_server_command(c.server_args);
   if (*c.client) return run_client_command(c.client_args);
+  if (*c.check) return run_check_command(c.check_args);
   if (*c.plot) return run_plot_command(c.plot_args);
   if (*c.exporter) return run_export_command(c.export_args);
   if (*c.report) return run_report_command(c.report_args);
@@ -35,6 +36,7 @@ std::unique_ptr<Cli> make_cli() {
   c->devices = add_devices_command(app, c->devices_args);
   c->server = add_server_command(app, c->server_args);
   c->client = add_client_command(app, c->client_args);
+  c->check = add_check_command(app, c->check_args);
   c->plot = add_plot_command(app, c->plot_args);
   c->exporter = add_export_command(app, c->export_args);
   c->report = add_report_command(app, c->report_args);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/cmd_agent.h"
+#include "cli/cmd_check.h"
 #include "cli/cmd_client.h"
 #include "cli/cmd_devices.h"
 #include "cli/cmd_docs.h"
@@ -23,6 +24,7 @@ struct Cli {
   DevicesArgs devices_args;
   ServerArgs server_args;
   ClientArgs client_args;
+  CheckArgs check_args;
   PlotOptions plot_args;
   ExportArgs export_args;
   ReportOptions report_args;
@@ -34,6 +36,7 @@ struct Cli {
   CLI::App* devices = nullptr;
   CLI::App* server = nullptr;
   CLI::App* client = nullptr;
+  CLI::App* check = nullptr;
   CLI::App* plot = nullptr;
   CLI::App* exporter = nullptr;
   CLI::App* report = nullptr;

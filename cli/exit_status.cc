@@ -71,6 +71,7 @@ std::string exit_status_help() {
          "  6    sweep: every point ran, but a fabric link was judged bad, or lossy by its\n"
          "       counters (its verdicts in index.jsonl)\n"
          "  7    client --min-gbps: an interval's rate fell below it (the results are whole)\n"
+         "  8    check: an expectation failed (every expectation's line says which)\n"
          "  130  interrupted (SIGINT)\n";
 }
 

@@ -16,6 +16,7 @@ inline constexpr int kExitTimeout = 4;        // the peer or the completions sto
 inline constexpr int kExitBusy = 5;           // the server serves all the sessions it may
 inline constexpr int kExitBadLink = 6;        // sweep: every point ran, a fabric link is bad
 inline constexpr int kExitBelowMinRate = 7;   // client --min-gbps: an interval ran below it
+inline constexpr int kExitCheckFailed = 8;    // check: an expectation failed
 inline constexpr int kExitInterrupted = 130;  // SIGINT (the shell's 128 + 2)
 
 int exit_status(RunResult::Failure f) noexcept;

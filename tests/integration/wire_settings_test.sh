@@ -28,6 +28,12 @@
 #   7. Few large writes (16 x 1 MiB) through a rate limit (a quarter of the pair's rate) with a
 #      4 s no-progress timeout: the run completes, each write signalled (the signalling rule of
 #      bandwidth mode), at the limit's rate.
+#   8. rdmabench check against rb-host1's server: expectations it meets (a bandwidth floor of a
+#      quarter of the pair's rate, a latency bound, the MTU) pass, exit 0, one PASS line each and
+#      the verdict line, its --json document; through a netem rate limit of 1/20 of the rate the
+#      bandwidth expectation fails: exit 8, its FAIL line, the verdict line naming it; 'port mtu
+#      >= 4096' fails on the guests' MTU (1024), exit 8; with rb-host2's netdev down its port is
+#      DOWN: 'port state = ACTIVE' fails, exit 8.
 # Usage: wire_settings_test.sh RDMABENCH. Fails (never skips) when the pair cannot run.
 set -u
 BIN=${1:?usage: wire_settings_test.sh RDMABENCH}
@@ -285,6 +291,43 @@ assert d["error"] is None and r["ops"] == 16 and r["signal_every"] == 1, r
 # It went through the limit: the 16 MiB took at least as long as the limit allows (less 10 %).
 assert r["gbps"] <= 1.1 * limit_gbps, (r["gbps"], limit_gbps)
 PY
+
+step "8. rdmabench check: passes what it meets; exit 8 naming a rate-limited link's figure, a small MTU, a port down"
+# Soft RDMA reports port speeds it never reaches: absolute figures, from the pair's own rate
+# (step 6's base run): a floor of a quarter of it, which a limit of 1/20 of it fails.
+floor=$(python3 -c "print('%.4f' % ($rate / 4))")
+check() {  # check NAME ARGS...: rdmabench check on rb-host2 against rb-host1's server; $CHECK_RC
+    local name=$1
+    shift
+    CHECK_RC=0
+    rssh rb-host2 "exec $BIN check -d $RB_HOST2_DEVICE --peer $RB_HOST1_ADDR --json $WORK/$name.json $*" \
+        >"$WORK/$name.out" 2>&1 || CHECK_RC=$?
+    show "$WORK/$name.out"
+}
+meets=(-e "'write bw 64K >= $floor Gb/s'" -e "'send lat 8 p99 <= 500 ms'" -e "'port mtu >= 1024'")
+check check-ok "${meets[@]}"
+[ "$CHECK_RC" = 0 ] || fail "check: exited $CHECK_RC with expectations it meets"
+grep -q '^check: PASS, 5 of 5 expectations hold' "$WORK/check-ok.out" || fail "check: no PASS verdict line"
+[ "$(grep -c '^PASS  ' "$WORK/check-ok.out")" = 5 ] || fail "check: not one PASS line per expectation"
+[ "$(j "$WORK/check-ok.json" "d['verdict'], len(d['expectations']), len(d['runs'])")" = "PASS 5 2" ] ||
+    fail "check --json: not a PASS document with 5 expectations and 2 runs"
+limit=$(python3 -c "print(max(100, int($rate * 1e6 / 20)))")  # kbit/s
+rssh rb-host2 "tc qdisc add dev $ND2 root netem rate ${limit}kbit" || fail "check: tc netem rate on rb-host2"
+check check-slow "${meets[@]}"
+rssh rb-host2 "tc qdisc del dev $ND2 root" || true
+[ "$CHECK_RC" = 8 ] || fail "check: exited $CHECK_RC through a ${limit} kbit/s limit, not 8"
+grep -q "^FAIL  write bw 64K >= $floor Gb/s: measured " "$WORK/check-slow.out" || fail "check: the bandwidth line does not FAIL"
+grep -q "^check: FAIL, 1 of 5 failed, the first: write bw 64K >= $floor Gb/s " "$WORK/check-slow.out" ||
+    fail "check: the verdict line does not name the failed expectation"
+check check-mtu -e "'port mtu >= 4096'"
+[ "$CHECK_RC" = 8 ] || fail "check: exited $CHECK_RC for an MTU below the expectation, not 8"
+grep -q '^FAIL  port mtu >= 4096: measured 1024, expected >= 4096' "$WORK/check-mtu.out" || fail "check: no MTU FAIL line"
+# The port down (its netdev down: rxe's port follows), then up again.
+rssh rb-host2 "ip link set $ND2 down" || fail "check: ip link set $ND2 down"
+check check-down
+rssh rb-host2 "ip link set $ND2 up" || true
+[ "$CHECK_RC" = 8 ] || fail "check: exited $CHECK_RC with the port down, not 8"
+grep -q '^FAIL  port state = ACTIVE: measured DOWN' "$WORK/check-down.out" || fail "check: no port-state FAIL line"
 
 step "no rdmabench client left on rb-host2"
 [ -z "$(rssh rb-host2 'pgrep -x rdmabench' || true)" ] || fail "an rdmabench process is left on rb-host2"

@@ -1,0 +1,35 @@
+#pragma once
+// rdmabench check: a node or link health check in one command (README "Health checks and
+// monitoring"). The port's facts first (no traffic), then short workloads against a peer's
+// running server (--peer) or a server of its own on this host (--loopback); every figure judged
+// by an expectation (model/check_expectation.h); one line each, a verdict line, --json, and
+// exit status 8 when an expectation fails.
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli_common.h"
+#include "engine/session.h"
+
+namespace rdmabench {
+
+struct CheckArgs {
+  LocalSettings local;
+  LocalArgs local_args;
+  std::vector<std::string> expect;
+  std::string peer;
+  bool loopback = false;
+  std::optional<std::string> port;
+  std::string token;
+  std::optional<std::string> duration;
+  std::optional<std::string> max_time;
+  std::string json_file;
+};
+
+CLI::App* add_check_command(CLI::App& app, CheckArgs& a);
+// Runs the check; 0 when every expectation holds, 8 when one fails, a run's own status when a
+// workload could not run at all. ConfigError for bad input.
+int run_check_command(CheckArgs& a);
+
+}  // namespace rdmabench

@@ -1,0 +1,53 @@
+#include "engine/node_facts.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "base/error.h"
+
+namespace rdmabench {
+namespace {
+
+// The leading number of a sysfs file ("16", "16.0 GT/s PCIe"); nullopt when it is absent or
+// has none ("Unknown").
+std::optional<double> leading_number(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!in || !std::getline(in, text)) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+CheckFacts node_facts(const Device& d, uint32_t port_num, const std::string& sysfs_root) {
+  const DeviceInfo& info = d.info();
+  const PortInfo& port = d.port(port_num);
+  CheckFacts gid_types = CheckFacts::array();
+  for (const auto& g : port.gids) gid_types.push_back(g.type);
+  const nlohmann::json auto_gid = nlohmann::json(port)["auto_gid"];
+  CheckFacts facts = {{"device", info.name},
+                      {"fw_ver", info.fw_ver},
+                      {"port",
+                       {{"port", port.port},
+                        {"state", port.state},
+                        {"link_layer", port.link_layer},
+                        {"active_mtu", port.active_mtu},
+                        {"speed_gbps", port.speed_gbps},
+                        {"width", port.width},
+                        {"gid_types", gid_types},
+                        {"usable_gid", auto_gid.value("index", -1) >= 0}}}};
+  const std::string dev = sysfs_root + "/class/infiniband/" + info.name + "/device/";
+  const auto width = leading_number(dev + "current_link_width");
+  const auto speed = leading_number(dev + "current_link_speed");
+  if (width && speed) {
+    facts["pcie"] = {{"width", *width}, {"speed_gts", *speed}};
+    if (const auto w = leading_number(dev + "max_link_width")) facts["pcie"]["max_width"] = *w;
+    if (const auto s = leading_number(dev + "max_link_speed")) facts["pcie"]["max_speed_gts"] = *s;
+  }
+  return facts;
+}
+
+}  // namespace rdmabench
