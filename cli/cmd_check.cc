@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "base/utc_time.h"
 #include "base/version.h"
 #include "cli/exit_status.h"
+#include "engine/local_host.h"
 #include "engine/loopback_server.h"
 #include "engine/node_facts.h"
 #include "model/check_expectation.h"
@@ -61,10 +63,39 @@ std::vector<TrafficGroup> group_traffic(const std::vector<CheckExpectation>& ex)
   return out;
 }
 
-// The expectations given, and the defaults: the port ACTIVE and a usable GID, unless given.
-std::vector<CheckExpectation> expectations_of(const std::vector<std::string>& texts) {
+// --expect-file: one expectation a line, blank lines and # comments skipped.
+std::vector<std::string> expectations_in(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("expect-file", path, "a readable file of expectations, one a line");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// The expectations given (-e, then --expect-file's), and the defaults: the port ACTIVE and a
+// usable GID, unless given.
+std::vector<CheckExpectation> expectations_of(const CheckArgs& a) {
+  std::vector<std::string> texts = a.expect;
+  if (!a.expect_file.empty())
+    for (auto& line : expectations_in(a.expect_file)) texts.push_back(std::move(line));
   std::vector<CheckExpectation> ex;
   for (const auto& t : texts) ex.push_back(parse_check_expectation(t));
+  if (!a.baseline.empty()) {
+    const double tolerance =
+        a.tolerance ? parse_number_option("tolerance", *a.tolerance, 0, 100, "%") / 100 : 0.1;
+    std::ifstream in(a.baseline);
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!in.is_open() || doc.is_discarded())
+      throw ConfigError("baseline", a.baseline,
+                        "a readable check document (rdmabench check --json)");
+    for (auto& e : baseline_expectations(doc, tolerance, a.baseline)) ex.push_back(std::move(e));
+  } else if (a.tolerance) {
+    throw ConfigError("tolerance", *a.tolerance, "--tolerance with --baseline only");
+  }
   const auto given = [&](CheckSubject s) {
     return std::any_of(ex.begin(), ex.end(), [&](const auto& e) { return e.subject == s; });
   };
@@ -126,10 +157,7 @@ void run_group(const TrafficGroup& g, const CheckArgs& a, const std::string& ser
 }
 
 void print_outcome(std::ostream& out, const CheckOutcome& o) {
-  out << (o.pass ? "PASS  " : "FAIL  ") << o.expectation << ": measured "
-      << (o.measured.empty() ? std::string("nothing") : o.measured) << ", expected " << o.expected;
-  if (!o.reason.empty()) out << "; " << o.reason;
-  out << "\n";
+  out << (o.pass ? "PASS  " : "FAIL  ") << o.expectation << ": " << outcome_detail(o) << "\n";
 }
 
 // The check's options as numbers, and the traffic's plan: each size's duration within
@@ -218,6 +246,7 @@ size_t report_check(const CheckArgs& a, const CheckRun& c) {
                                 {"tool_version", kVersion},
                                 {"start_time", c.started},
                                 {"seconds", c.seconds},
+                                {"host", local_host_info().hostname},
                                 {"device", c.device},
                                 {"port", a.local.port},
                                 {"peer", a.loopback ? std::string("loopback") : a.peer}}},
@@ -249,6 +278,22 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
                    "<= 5us' (p50, p90, p99, p99.9, avg, max); 'port state = ACTIVE' and 'gid = "
                    "usable' are always checked unless given")
       ->type_name("EXPECTATION");
+  check
+      ->add_option("--expect-file", a.expect_file,
+                   "more expectations from FILE, one a line (blank lines and lines starting "
+                   "with # are skipped), after those of -e")
+      ->type_name("EXPECT_FILE");
+  check
+      ->add_option("--baseline", a.baseline,
+                   "an earlier check's --json document: each of its traffic figures becomes an "
+                   "expectation on the same workload, within --tolerance")
+      ->type_name("CHECK_FILE")
+      ->check(path_not_option());
+  check
+      ->add_option("--tolerance", a.tolerance,
+                   "--baseline's tolerance in percent: bandwidth at least (100 - P) % of the "
+                   "baseline's, latency at most (100 + P) % (default 10)")
+      ->type_name("PERCENT");
   check
       ->add_option("--peer", a.peer,
                    "a running rdmabench server to run the workloads against (rdmabench server "
@@ -293,7 +338,7 @@ int run_check_command(CheckArgs& a) {
   CheckRun c;
   c.started = utc_now();
   apply_local(a.local, a.local_args);
-  c.ex = expectations_of(a.expect);
+  c.ex = expectations_of(a);
   const CheckSettings set = settings_of(a, group_traffic(c.ex));
   std::signal(SIGPIPE, SIG_IGN);
 

@@ -18,6 +18,9 @@ struct CheckArgs {
   LocalSettings local;
   LocalArgs local_args;
   std::vector<std::string> expect;
+  std::string expect_file;
+  std::string baseline;
+  std::optional<std::string> tolerance;
   std::string peer;
   bool loopback = false;
   std::optional<std::string> port;

@@ -242,8 +242,17 @@ CheckExpectation parse_check_expectation(const std::string& given) {
   std::istringstream words(given);
   for (std::string w; words >> w;) text += (text.empty() ? "" : " ") + w;
   if (text.empty()) bad(given, "empty");
-  if (auto node = parse_node(text)) return *node;
-  return parse_traffic(text);
+  // A closing remark in parentheses is part of the name only ("... (baseline 25 Gb/s - 10 %)").
+  std::string body = text;
+  if (const size_t open = body.rfind(" ("); body.back() == ')' && open != std::string::npos)
+    body.resize(open);
+  CheckExpectation e;
+  if (auto node = parse_node(body))
+    e = *node;
+  else
+    e = parse_traffic(body);
+  e.text = text;
+  return e;
 }
 
 CheckOutcome judge_node(const CheckExpectation& e, const CheckFacts& facts) {
@@ -370,6 +379,63 @@ void to_json(nlohmann::json& j, const CheckOutcome& o) {
        {"expected", o.expected}};
   if (!o.reason.empty()) j["reason"] = o.reason;
   if (o.figure) j["figure"] = *o.figure;
+}
+
+std::vector<CheckExpectation> baseline_expectations(const nlohmann::json& doc, double tolerance,
+                                                    const std::string& path) {
+  if (!doc.is_object() || !doc.contains("expectations") || !doc["expectations"].is_array())
+    throw ConfigError("baseline", path,
+                      "an earlier check's document (rdmabench check --json), with expectations[]");
+  std::vector<CheckExpectation> out;
+  const std::string pct = three_digits(tolerance * 100) + " %";
+  for (size_t i = 0; i < doc["expectations"].size(); ++i) {
+    const CheckOutcome o = check_outcome_from_json(doc["expectations"][i],
+                                                   path + ": /expectations/" + std::to_string(i));
+    if (!o.figure) continue;
+    CheckExpectation e = parse_check_expectation(o.expectation);
+    if (!e.traffic()) continue;
+    e.of_link = false;
+    e.text_value.clear();
+    std::string op = std::string(to_string(e.op)) + " " + std::string(to_string(e.qp));
+    if (e.subject == CheckSubject::kBandwidth) {
+      e.cmp = CheckCompare::kGe;
+      e.value = *o.figure * (1 - tolerance);
+      e.text = op + " bw " + format_size(e.size) + " >= " + three_digits(e.value) +
+               " Gb/s (baseline " + three_digits(*o.figure) + " Gb/s - " + pct + ")";
+    } else {
+      e.cmp = CheckCompare::kLe;
+      e.value = *o.figure * (1 + tolerance);
+      e.text = op + " lat " + format_size(e.size) + " " + e.stat + " <= " + latency_text(e.value) +
+               " (baseline " + latency_text(*o.figure) + " + " + pct + ")";
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+CheckOutcome check_outcome_from_json(const nlohmann::json& j, const std::string& path) {
+  const auto text = [&](const char* key) {
+    if (!j.contains(key) || !j[key].is_string())
+      throw ConfigError(path + "/" + key, j.contains(key) ? j[key].dump() : "(missing)",
+                        "a string");
+    return j[key].get<std::string>();
+  };
+  CheckOutcome o;
+  o.expectation = text("expectation");
+  const std::string result = text("result");
+  if (result != "PASS" && result != "FAIL")
+    throw ConfigError(path + "/result", result, "PASS or FAIL");
+  o.pass = result == "PASS";
+  o.measured = text("measured");
+  o.expected = text("expected");
+  if (j.contains("reason")) o.reason = text("reason");
+  if (j.contains("figure") && j["figure"].is_number()) o.figure = j["figure"].get<double>();
+  return o;
+}
+
+std::string outcome_detail(const CheckOutcome& o) {
+  return "measured " + (o.measured.empty() ? std::string("nothing") : o.measured) + ", expected " +
+         o.expected + (o.reason.empty() ? "" : "; " + o.reason);
 }
 
 }  // namespace rdmabench

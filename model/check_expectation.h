@@ -83,5 +83,17 @@ CheckOutcome judge_traffic(const CheckExpectation& e, const SizeResult& r, doubl
 CheckOutcome failed_traffic(const CheckExpectation& e, const std::string& error);
 
 void to_json(nlohmann::json& j, const CheckOutcome& o);
+// --baseline: the traffic expectations of an earlier check's document, its figures made bounds
+// with `tolerance` (0.1 = 10 %): a bandwidth at least (1 - tolerance) x the figure, a latency at
+// most (1 + tolerance) x it, on the same op, QP type, mode, size and statistic. Its text says so
+// ("write bw 64K >= 22.5 Gb/s (baseline 25 Gb/s - 10 %)"). Expectations without a figure (their
+// run failed) are left out. ConfigError naming `path` for a document that is not a check's.
+std::vector<CheckExpectation> baseline_expectations(const nlohmann::json& doc, double tolerance,
+                                                    const std::string& path);
+// Reads an outcome back from a check document (ConfigError naming `path` for a bad one).
+CheckOutcome check_outcome_from_json(const nlohmann::json& j, const std::string& path);
+// "measured 1024, expected >= 4096" and "; REASON" when there is one: the text after the
+// expectation in the check's line, and a failure's message in the exports.
+std::string outcome_detail(const CheckOutcome& o);
 
 }  // namespace rdmabench

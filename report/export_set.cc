@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "model/campaign_index.h"
+#include "model/check_expectation.h"
 
 namespace rdmabench {
 namespace {
@@ -80,6 +81,39 @@ void load_sweep_folder(const std::string& dir, ExportSet& set, std::ostream& not
   if (!verdicts.empty()) set.verdicts.emplace_back(suite, verdicts.back());
 }
 
+// A check document ("check" and "expectations"), or null.
+nlohmann::json check_document(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(text_of(path), nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("check") || !j["check"].is_object() ||
+      !j.contains("expectations") || !j["expectations"].is_array())
+    return nullptr;
+  return j;
+}
+
+// A check: suite "check", one point per expectation (its host in the class name).
+void load_check(const std::string& path, const nlohmann::json& j, ExportSet& set) {
+  const nlohmann::json& c = j["check"];
+  const auto text = [](const nlohmann::json& o, const char* k) {
+    return o.contains(k) ? (o[k].is_string() ? o[k].get<std::string>() : o[k].dump()) : "";
+  };
+  ExportCheck check{text(c, "host"), text(c, "device"), text(c, "port"),
+                    j.value("verdict", std::string()) == "PASS", j["expectations"]};
+  for (size_t i = 0; i < check.expectations.size(); ++i) {
+    const CheckOutcome o = check_outcome_from_json(check.expectations[i],
+                                                   path + ": /expectations/" + std::to_string(i));
+    ExportPoint p;
+    p.name = o.expectation;
+    p.suite = "check";
+    p.status = o.pass ? "ok" : "failed";
+    if (!o.pass) p.error = outcome_detail(o);
+    p.host_pair = check.host;
+    set.points.push_back(std::move(p));
+  }
+  set.checks.push_back(std::move(check));
+}
+
 }  // namespace
 
 ExportSet load_export_set(const std::vector<std::string>& inputs, std::ostream& notes) {
@@ -89,6 +123,10 @@ ExportSet load_export_set(const std::vector<std::string>& inputs, std::ostream& 
     std::error_code ec;
     if (fs::is_directory(in, ec) && fs::exists(in + "/index.jsonl", ec)) {
       load_sweep_folder(in, set, notes);
+      continue;
+    }
+    if (const nlohmann::json check = check_document(in); !check.is_null()) {
+      load_check(in, check, set);
       continue;
     }
     const size_t first = set.documents.size();

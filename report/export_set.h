@@ -4,7 +4,8 @@
 // document when it has one. A sweep's folder (it has an index.jsonl) gives one point per point of
 // its index, the last line counting (ok, failed with the reason, skipped with the reason), and
 // its fabric verdicts; any other result document is a point of its own, failed when its run or
-// one of its sizes failed.
+// one of its sizes failed. A check's document (`rdmabench check --json`, named as a file) gives
+// one point per expectation, failed when it failed, and its verdict.
 #include <deque>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
@@ -25,10 +26,20 @@ struct ExportPoint {
   const ResultFile* document = nullptr;  // its result document, when it has one
 };
 
+// A check document's verdict and expectations (results/SCHEMA.md "The check document").
+struct ExportCheck {
+  std::string host;
+  std::string device;
+  std::string port;
+  bool pass = false;
+  nlohmann::json expectations;  // the document's expectations[]
+};
+
 struct ExportSet {
   std::deque<ResultFile> documents;  // a deque: the points point into it as it grows
   std::vector<ExportPoint> points;
   std::vector<std::pair<std::string, nlohmann::json>> verdicts;  // suite, its last verdicts record
+  std::vector<ExportCheck> checks;
 };
 
 // Loads DIR or FILE arguments in order. Throws ConfigError when a path does not exist, or holds

@@ -136,6 +136,23 @@ void verdict_metrics(Exposition& e, const std::string& campaign, const nlohmann:
   }
 }
 
+void check_metrics(Exposition& e, const ExportCheck& c) {
+  const Labels where = {{"host", c.host}, {"device", c.device}, {"port", c.port}};
+  e.add("rdmabench_check_pass", "A health check's verdict: 1 when every expectation held.", where,
+        c.pass ? 1 : 0);
+  for (const nlohmann::json& x : c.expectations) {
+    Labels l = where;
+    l.emplace_back("expectation", x.value("expectation", std::string()));
+    e.add("rdmabench_check_expectation_pass", "A health check's expectation: 1 when it held.", l,
+          x.value("result", std::string()) == "PASS" ? 1 : 0);
+    if (x.contains("figure") && x["figure"].is_number())
+      e.add("rdmabench_check_figure",
+            "The figure a health check's expectation compared (bytes, Gb/s, lanes, GT/s, or "
+            "nanoseconds for latency).",
+            l, x["figure"].get<double>());
+  }
+}
+
 }  // namespace
 
 std::string prometheus_label_value(const std::string& v) {
@@ -164,6 +181,7 @@ std::string prometheus_text(const ExportSet& set) {
     e.add("rdmabench_points", "Workload points of a campaign by status (ok, failed, skipped).",
           {{"campaign", key.first}, {"status", key.second}}, n);
   for (const auto& [campaign, record] : set.verdicts) verdict_metrics(e, campaign, record);
+  for (const ExportCheck& c : set.checks) check_metrics(e, c);
   return e.text();
 }
 

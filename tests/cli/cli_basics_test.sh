@@ -50,6 +50,13 @@ check server-once-and-sessions 2 "--once or --sessions, not both" "$bin" server 
 fabric=$(dirname "$0")/../../configs/fabric-pairwise.json
 check fabric-dry-run-rounds 0 "6/6 pairwise 3/3 swapped: rb-host4 -> rb-host3, rb-host1 -> rb-host2" \
   "$bin" sweep "$fabric" --dry-run
+check help-exit-check 0 "8    check: an expectation failed" "$bin" --help
+check check-bad-expectation 2 "invalid expect 'write bw 64K >= 90': unit '' is not one of: Gb/s, Mb/s" \
+  "$bin" check -e 'write bw 64K >= 90'
+check check-expect-file-absent 2 "invalid expect-file '/nonexistent/x'" "$bin" check --expect-file /nonexistent/x
+check check-traffic-without-peer 2 "invalid peer '': a server to run the traffic expectations against" \
+  "$bin" check -e 'read lat 8 p99 <= 5us'
+check check-peer-and-loopback 2 "one of --peer HOST and --loopback" "$bin" check --peer h --loopback
 check help-exit-bad-link 0 "6    sweep: every point ran, but a fabric link was judged bad" "$bin" --help
 # A host whose rdmabench is another version: the host check stops the sweep, naming both.
 tmp=$(mktemp -d)

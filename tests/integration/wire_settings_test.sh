@@ -31,9 +31,14 @@
 #   8. rdmabench check against rb-host1's server: expectations it meets (a bandwidth floor of a
 #      quarter of the pair's rate, a latency bound, the MTU) pass, exit 0, one PASS line each and
 #      the verdict line, its --json document; through a netem rate limit of 1/20 of the rate the
-#      bandwidth expectation fails: exit 8, its FAIL line, the verdict line naming it; 'port mtu
+#      bandwidth expectation fails: exit 8, its FAIL line, the verdict line naming it, and so
+#      does the passing check's document as a --baseline (--tolerance 50); 'port mtu
 #      >= 4096' fails on the guests' MTU (1024), exit 8; with rb-host2's netdev down its port is
 #      DOWN: 'port state = ACTIVE' fails, exit 8.
+#   9. The examples of configs/health/ run as given, with a stand-in scontrol that records its
+#      arguments: the Slurm prolog leaves a node that passes alone and drains one that fails,
+#      naming the failed expectation; the node_exporter textfile passes promtool and says FAIL;
+#      the CI gate exits 8 and writes a JUnit report that validates, naming the expectation.
 # Usage: wire_settings_test.sh RDMABENCH. Fails (never skips) when the pair cannot run.
 set -u
 BIN=${1:?usage: wire_settings_test.sh RDMABENCH}
@@ -314,7 +319,12 @@ grep -q '^check: PASS, 5 of 5 expectations hold' "$WORK/check-ok.out" || fail "c
 limit=$(python3 -c "print(max(100, int($rate * 1e6 / 20)))")  # kbit/s
 rssh rb-host2 "tc qdisc add dev $ND2 root netem rate ${limit}kbit" || fail "check: tc netem rate on rb-host2"
 check check-slow "${meets[@]}"
+# The passing check's document as a baseline (its figures within 50 %), through the same limit.
+check check-baseline --baseline "$WORK/check-ok.json" --tolerance 50
 rssh rb-host2 "tc qdisc del dev $ND2 root" || true
+[ "$CHECK_RC" = 8 ] || fail "check --baseline: exited $CHECK_RC through the limit, not 8"
+grep -q "^FAIL  write rc bw 64K >= [0-9.e-]* Gb/s (baseline [0-9.e-]* Gb/s - 50 %): measured " \
+    "$WORK/check-baseline.out" || fail "check --baseline: no FAIL line for the baseline's bandwidth"
 [ "$CHECK_RC" = 8 ] || fail "check: exited $CHECK_RC through a ${limit} kbit/s limit, not 8"
 grep -q "^FAIL  write bw 64K >= $floor Gb/s: measured " "$WORK/check-slow.out" || fail "check: the bandwidth line does not FAIL"
 grep -q "^check: FAIL, 1 of 5 failed, the first: write bw 64K >= $floor Gb/s " "$WORK/check-slow.out" ||
@@ -328,6 +338,43 @@ check check-down
 rssh rb-host2 "ip link set $ND2 up" || true
 [ "$CHECK_RC" = 8 ] || fail "check: exited $CHECK_RC with the port down, not 8"
 grep -q '^FAIL  port state = ACTIVE: measured DOWN' "$WORK/check-down.out" || fail "check: no port-state FAIL line"
+
+step "9. the health-check examples (configs/health/): a Slurm prolog drains on FAIL, a textfile for node_exporter, a CI gate's JUnit"
+# A stand-in scontrol that records its arguments (draining needs a real cluster).
+mkdir -p "$WORK/bin" "$WORK/textfile"
+printf '#!/bin/sh\necho "$*" >> %s/scontrol.args\n' "$WORK" >"$WORK/bin/scontrol"
+chmod +x "$WORK/bin/scontrol"
+printf '# what this node must show\nport mtu >= 1024\n\nwrite bw 64K >= %s Gb/s\n' "$floor" >"$WORK/expect-ok"
+printf 'port mtu >= 4096\n' >"$WORK/expect-mtu"
+example() {  # example NAME SCRIPT EXPECT_FILE [ARGS...]: the script on rb-host2, with the stand-in first on PATH
+    local name=$1 script=$2 expect=$3
+    shift 3
+    EXAMPLE_RC=0
+    rssh rb-host2 "PATH=$WORK/bin:\$PATH RDMABENCH=$BIN SLURMD_NODENAME=rb-host2 TEXTFILE_DIR=$WORK/textfile \
+        RDMABENCH_CHECK_ARGS='-d $RB_HOST2_DEVICE --peer $RB_HOST1_ADDR --expect-file $expect' \
+        $ROOT/configs/health/$script $*" >"$WORK/$name.out" 2>&1 || EXAMPLE_RC=$?
+    show "$WORK/$name.out"
+}
+example prolog-ok slurm-prolog.sh "$WORK/expect-ok"
+[ "$EXAMPLE_RC" = 0 ] && [ ! -e "$WORK/scontrol.args" ] || fail "prolog: drained (or exited $EXAMPLE_RC) on a passing check"
+grep -q '^check: PASS, 4 of 4 expectations hold' "$WORK/prolog-ok.out" || fail "prolog: the expect file's expectations did not all run"
+example prolog-mtu slurm-prolog.sh "$WORK/expect-mtu"
+[ "$EXAMPLE_RC" = 0 ] || fail "prolog: exited $EXAMPLE_RC"
+grep -q '^update nodename=rb-host2 state=drain reason=rdmabench check: 1 of 3 failed, the first: port mtu >= 4096 (rxe' \
+    "$WORK/scontrol.args" || { show "$WORK/scontrol.args"; fail "prolog: no drain naming the failed expectation"; }
+example textfile node-exporter-textfile.sh "$WORK/expect-mtu"
+[ "$EXAMPLE_RC" = 0 ] || fail "textfile: exited $EXAMPLE_RC"
+promtool check metrics <"$WORK/textfile/rdmabench.prom" >"$WORK/promtool.out" 2>&1 ||
+    { show "$WORK/promtool.out"; fail "textfile: promtool check metrics"; }
+grep -q '^rdmabench_check_pass{host="rb-host2",device="rxe0",port="1"} 0$' "$WORK/textfile/rdmabench.prom" &&
+    grep -q '^rdmabench_check_expectation_pass{.*expectation="port mtu >= 4096"} 0$' "$WORK/textfile/rdmabench.prom" ||
+    { show "$WORK/textfile/rdmabench.prom"; fail "textfile: no failed verdict and expectation"; }
+example gate ci-gate.sh "$WORK/expect-ok" "$WORK/gate" -d "$RB_HOST2_DEVICE" --peer "$RB_HOST1_ADDR" -e "'port mtu >= 4096'"
+[ "$EXAMPLE_RC" = 8 ] || fail "gate: exited $EXAMPLE_RC with a failing expectation, not 8"
+xmllint --noout --schema "$ROOT/tests/fixtures/junit.xsd" "$WORK/gate/rdmabench-junit.xml" ||
+    fail "gate: the JUnit report does not validate"
+grep -q '<testcase name="port mtu &gt;= 4096" classname="rdmabench.check.rb-host2"' "$WORK/gate/rdmabench-junit.xml" ||
+    { show "$WORK/gate/rdmabench-junit.xml"; fail "gate: no test case for the failed expectation"; }
 
 step "no rdmabench client left on rb-host2"
 [ -z "$(rssh rb-host2 'pgrep -x rdmabench' || true)" ] || fail "an rdmabench process is left on rb-host2"

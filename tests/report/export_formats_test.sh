@@ -81,6 +81,35 @@ assert pct == {"50", "99", "99.9"}, pct
 print("prometheus: %d families, %d samples, valid" % (len(fams), sum(len(f.samples) for f in fams.values())))
 PY
 
+# --- A check's document (rdmabench check --json: a rate-limited link, tests/fixtures/check) ---
+"$BIN" export --junit "$FIX/check/check-fail.json" -o "$T/check.xml" || fail "export --junit of a check exited $?"
+xmllint --noout --schema "$FIX/junit.xsd" "$T/check.xml" 2> "$T/xmllint.err" ||
+  { cat "$T/xmllint.err" >&2; fail "the check's JUnit XML does not validate against junit.xsd"; }
+"$BIN" export --prometheus "$FIX/check/check-fail.json" -o "$T/check.prom" || fail "export --prometheus of a check exited $?"
+promtool check metrics < "$T/check.prom" > "$T/promtool.out" 2>&1 ||
+  { cat "$T/promtool.out" >&2; fail "promtool check metrics (check)"; }
+$PY - "$T/check.xml" "$T/check.prom" <<'PY' || fail "the check's exports read back"
+import sys, xml.etree.ElementTree as ET
+from prometheus_client.parser import text_string_to_metric_families
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall("./testsuite/testcase")
+assert [c.get("name") for c in cases] == ["port state = ACTIVE", "gid = usable",
+    "write bw 64K >= 0.0090 Gb/s", "send lat 8 p99 <= 500 ms", "port mtu >= 1024"], cases
+assert root.get("tests") == "5" and root.get("failures") == "1", root.attrib
+f = cases[2].find("failure")
+assert f.get("message").startswith("measured nothing, expected >= 0.009 Gb/s; the run failed: warm-up: no progress"), f.get("message")
+assert all(c.get("classname") == "rdmabench.check.rb-host2" for c in cases), [c.get("classname") for c in cases]
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[2]).read())}
+v = fams["rdmabench_check_pass"].samples
+assert len(v) == 1 and v[0].value == 0 and v[0].labels == {"host": "rb-host2", "device": "rxe0", "port": "1"}, v
+e = {s.labels["expectation"]: s.value for s in fams["rdmabench_check_expectation_pass"].samples}
+assert e == {"port state = ACTIVE": 1, "gid = usable": 1, "write bw 64K >= 0.0090 Gb/s": 0,
+             "send lat 8 p99 <= 500 ms": 1, "port mtu >= 1024": 1}, e
+fig = {s.labels["expectation"]: s.value for s in fams["rdmabench_check_figure"].samples}
+assert fig["port mtu >= 1024"] == 1024 and 0 < fig["send lat 8 p99 <= 500 ms"] < 5e8, fig
+print("check: junit %d testcases (1 failure), prometheus %d expectations, valid" % (len(cases), len(e)))
+PY
+
 # --- Bad input: no format, two formats ---
 "$BIN" export "$T/c" > "$T/o" 2> "$T/e" && fail "export without a format succeeded"
 grep -q -- "--csv\|format" "$T/e" || { cat "$T/e" >&2; fail "no format: the error names none"; }

@@ -158,5 +158,44 @@ TEST(CheckExpectation, JudgesTrafficFigures) {
   EXPECT_EQ(j["expectation"], "write lat 64K p50 <= 5us");
 }
 
+TEST(CheckExpectation, BaselineFiguresBecomeBoundsWithinTheTolerance) {
+  const nlohmann::json doc = {{"expectations",
+                               {{{"expectation", "port mtu >= 1024"},
+                                 {"result", "PASS"},
+                                 {"measured", "1024"},
+                                 {"expected", ">= 1024"},
+                                 {"figure", 1024}},
+                                {{"expectation", "write bw 64K >= 90% of link"},
+                                 {"result", "FAIL"},
+                                 {"measured", "25 Gb/s"},
+                                 {"expected", ">= 90 % of link"},
+                                 {"figure", 25.0}},
+                                {{"expectation", "send ud lat 8 p99.9 <= 5us"},
+                                 {"result", "PASS"},
+                                 {"measured", "4 us"},
+                                 {"expected", "<= 5 us"},
+                                 {"figure", 4000.0}},
+                                {{"expectation", "read bw 4K >= 1 Gb/s"},
+                                 {"result", "FAIL"},
+                                 {"measured", ""},
+                                 {"expected", ">= 1 Gb/s"},
+                                 {"reason", "the run failed: x"}}}}};
+  const std::vector<CheckExpectation> b = baseline_expectations(doc, 0.1, "old.json");
+  ASSERT_EQ(b.size(), 2u) << "the node fact and the run that failed are left out";
+  EXPECT_EQ(b[0].text, "write rc bw 64K >= 22.5 Gb/s (baseline 25 Gb/s - 10 %)");
+  EXPECT_EQ(b[0].cmp, CheckCompare::kGe);
+  EXPECT_FALSE(b[0].of_link);
+  EXPECT_DOUBLE_EQ(b[0].value, 22.5);
+  EXPECT_EQ(b[1].text, "send ud lat 8 p99.9 <= 4.4 us (baseline 4 us + 10 %)");
+  EXPECT_EQ(b[1].qp, QpType::kUd);
+  EXPECT_EQ(b[1].stat, "p99.9");
+  EXPECT_DOUBLE_EQ(b[1].value, 4400);
+  // Its text reads back (a later check's document as the next baseline).
+  const CheckExpectation again = parse_check_expectation(b[0].text);
+  EXPECT_EQ(again.text, b[0].text);
+  EXPECT_DOUBLE_EQ(again.value, 22.5);
+  EXPECT_THROW(baseline_expectations(nlohmann::json::object(), 0.1, "x.json"), ConfigError);
+}
+
 }  // namespace
 }  // namespace rdmabench
