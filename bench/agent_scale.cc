@@ -6,6 +6,7 @@
 // ROUNDS rounds (N/2 flows each). Prints one table row (bench/README.md "1,000 agents"):
 //
 //   rdmabench_agent_scale STANDIN N ROUNDS
+//   rdmabench_agent_scale STANDIN N 0 verdicts   # the end of the campaign instead (below)
 //
 // Columns: N; greet: launch + challenge/auth/hello of all N; rounds measured; wall per round
 // after the first (the stand-in's flows take no time: all of it is overhead, the automatic
@@ -23,8 +24,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 
+#include "base/heap_policy.h"
 #include "model/campaign_index.h"
 #include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/campaign.h"
@@ -111,13 +114,14 @@ void verdict_phase(const Campaign& c, const Expansion& x) {
   const std::vector<LinkVerdict> v = judge_fabric(c, x, dir, measured, ok);
   std::fprintf(stderr,
                "verdicts: %zu links judged (%zu ok); keeping the figures %.1f s, judging %.1f s; "
-               "RSS +%.0f MiB (peak %.0f MiB)\n",
-               ok + v.size(), ok, kept_s, since(t0) - kept_s,
+               "RSS %.0f MiB before, +%.0f MiB after (peak %.0f MiB)\n",
+               ok + v.size(), ok, kept_s, since(t0) - kept_s, rss0 / 1024.0,
                (status_kib(0, "VmRSS") - rss0) / 1024.0, status_kib(0, "VmHWM") / 1024.0);
   std::filesystem::remove_all(dir);
 }
 
 int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
+  map_large_allocations();  // as the sweep does (heap_policy.h)
   nlohmann::json names = nlohmann::json::array();
   for (int i = 0; i < hosts; ++i) names.push_back({{"host", "h" + std::to_string(i)}});
   const nlohmann::json j = {{"name", "agent-scale"},
@@ -130,13 +134,22 @@ int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
   std::vector<const Point*> todo;
   for (const Point& p : x.points) todo.push_back(&p);
   const long expanded_kib = status_kib(0, "VmRSS");
-  const FabricRun plan = plan_fabric_run(c, todo, {});
+  auto plan = std::make_unique<const FabricRun>(plan_fabric_run(c, todo, {}));
   const double plan_s = since(t_plan);
   std::fprintf(
       stderr,
-      "RSS after the campaign's parse %.0f MiB, its expansion %.0f MiB, the plan %.0f MiB\n",
-      parsed_kib / 1024.0, expanded_kib / 1024.0, status_kib(0, "VmRSS") / 1024.0);
-  if (verdicts) verdict_phase(c, x);
+      "RSS after the campaign's parse %.0f MiB, its expansion %.0f MiB, the plan %.0f MiB (peak "
+      "%.0f MiB)\n",
+      parsed_kib / 1024.0, expanded_kib / 1024.0, status_kib(0, "VmRSS") / 1024.0,
+      status_kib(0, "VmHWM") / 1024.0);
+  if (verdicts) {  // as the sweep judges: its plan freed, the heap trimmed (fabric_sweep.cc)
+    plan.reset();
+    todo = {};
+    return_free_heap();
+    std::fprintf(stderr, "RSS after the plan freed %.0f MiB\n", status_kib(0, "VmRSS") / 1024.0);
+    verdict_phase(c, x);
+    return 0;
+  }
   if (rounds == 0) return 0;
 
   std::unique_ptr<Launcher> local = make_local_launcher();
@@ -165,11 +178,11 @@ int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
   long agent_rss_first = 0, agent_fds_first = 0;
   size_t flows = 0, ok = 0;
   std::string first_error;
-  const int n = std::min<int>(rounds, static_cast<int>(plan.groups.size()));
+  const int n = std::min<int>(rounds, static_cast<int>(plan->groups.size()));
   for (int r = 0; r < n; ++r) {
     std::vector<RoundFlow> round;
-    for (const FabricRun::Member& m : plan.groups[r].members)
-      round.push_back({m.point, c.pair(m.point->pair), plan.server_name(m)});
+    for (const FabricRun::Member& m : plan->groups[r].members)
+      round.push_back({m.point, c.pair(m.point->pair), plan->server_name(m)});
     std::vector<double> before;
     if (r > 0)
       for (long pid : agent_pids) before.push_back(run_seconds(pid));
@@ -216,8 +229,8 @@ int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
       1000 * agents_cpu / later, 1000 * agent_cpu_most, status_kib(0, "VmHWM") / 1024.0,
       agent_rss_first / 1024.0, status_kib(agent_pid, "VmRSS") / 1024.0, open_fds(0),
       agent_fds_first, open_fds(agent_pid),
-      first_wall + wall / later * static_cast<double>(plan.groups.size() - 1));
-  std::fprintf(stderr, "plan: %.1f s, %zu rounds\n", plan_s, plan.groups.size());
+      first_wall + wall / later * static_cast<double>(plan->groups.size() - 1));
+  std::fprintf(stderr, "plan: %.1f s, %zu rounds\n", plan_s, plan->groups.size());
   if (ok != flows) {
     std::cerr << flows - ok << " of " << flows << " flows failed; first: " << first_error << "\n";
     return 1;
@@ -229,8 +242,9 @@ int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
 }  // namespace rdmabench
 
 int main(int argc, char** argv) {
-  if (argc != 4 && !(argc == 5 && std::string(argv[4]) == "verdicts")) {
-    std::cerr << "usage: rdmabench_agent_scale STANDIN N ROUNDS [verdicts]\n";
+  if (argc != 4 &&
+      !(argc == 5 && std::string(argv[4]) == "verdicts" && std::string(argv[3]) == "0")) {
+    std::cerr << "usage: rdmabench_agent_scale STANDIN N ROUNDS | STANDIN N 0 verdicts\n";
     return 2;
   }
   return rdmabench::run(argv[1], std::atoi(argv[2]), std::atoi(argv[3]), argc == 5);

@@ -88,12 +88,14 @@ void LinkJudge::add(const LinkRun& r) {
     for (const SizeBrief& res : r.brief->sizes)
       if (std::find(sizes.begin(), sizes.end(), res.size) == sizes.end()) sizes.push_back(res.size);
   if (sizes.empty()) sizes.push_back(0);  // a failed flow of the default sizes: "all"
-  if (link_names_.size() <= r.pair) link_names_.resize(r.pair + 1);
-  if (link_names_[r.pair].empty()) link_names_[r.pair] = r.link;
+  if (!name_) {
+    if (link_names_.size() <= r.pair) link_names_.resize(r.pair + 1);
+    if (link_names_[r.pair].empty()) link_names_[r.pair] = r.link;
+  }
   for (const uint64_t size : sizes) {
     Group& g = groups_[{r.values, size}];
     g.metric = metric;
-    if (g.links.size() <= r.pair) g.links.resize(r.pair + 1);
+    if (g.links.size() <= r.pair) g.links.resize(std::max(r.pair + 1, links_));
     Candidate& v = g.links[r.pair];
     if (!v.seen) {
       v.seen = true;
@@ -111,11 +113,11 @@ void LinkJudge::add(const LinkRun& r) {
     }
     const std::optional<double> f = r.brief ? r.brief->figure(size, metric) : std::nullopt;
     if (!f) continue;
-    const bool better = !v.value || (metric == "gbps" ? *f > *v.value : *f < *v.value);
+    const bool better = std::isnan(v.value) || (metric == "gbps" ? *f > v.value : *f < v.value);
     if (better) {
-      v.value = f;
+      v.value = *f;
       v.point_id = r.point_id;
-      v.port_gbps = r.brief->port_gbps;
+      v.port_gbps = static_cast<float>(r.brief->port_gbps.value_or(-1));
     }
   }
 }
@@ -210,7 +212,8 @@ std::vector<LinkVerdict> LinkJudge::finish(const VerdictCriteria& c, bool keep_o
     std::optional<double> best;
     std::vector<double> own_loss;
     for (const Candidate& l : g.links) {
-      if (l.value && (!best || (g.metric == "gbps" ? *l.value > *best : *l.value < *best)))
+      if (!std::isnan(l.value) &&
+          (!best || (g.metric == "gbps" ? l.value > *best : l.value < *best)))
         best = l.value;
       if (l.seen && l.loss_ppm >= 0) own_loss.push_back(l.loss_ppm);
     }
@@ -223,19 +226,19 @@ std::vector<LinkVerdict> LinkJudge::finish(const VerdictCriteria& c, bool keep_o
       v.values = key.first;
       v.size = key.second;
       v.metric = g.metric;
-      v.value = l.value;
+      if (!std::isnan(l.value)) v.value = l.value;
       v.best = best.value_or(0);
-      v.port_gbps = l.port_gbps;
+      if (l.port_gbps >= 0) v.port_gbps = double{l.port_gbps};
       if (l.loss_ppm >= 0) v.loss_ppm = l.loss_ppm;
       v.loss_shared = l.loss_shared && l.loss_ppm < 0;
       v.loss_threshold_ppm = threshold;
       v.lossy = c.loss_floor_ppm && v.loss_ppm && *v.loss_ppm > threshold;
-      if (!l.value) v.why = why_[l.why];
-      if (l.value && passes(v, *l.value, c) && !v.lossy) {
+      if (!v.value) v.why = why_[l.why];
+      if (v.value && passes(v, *v.value, c) && !v.lossy) {
         if (ok != nullptr) ++*ok;
         if (!keep_ok) continue;
       }
-      v.link = link_names_[pair];
+      v.link = name_ ? name_(pair) : link_names_[pair];
       v.point_id = std::string(l.point_id);
       judge(v, c);
       out.push_back(std::move(v));

@@ -18,6 +18,8 @@
 //   "fabric": {..., "verdicts": {"bw_fraction": 0.93, "lat_factor": 2.1, "port_fraction": 0.8,
 //                                "retest": true, "loss_k": 5, "loss_floor_ppm": 1000}}
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -82,19 +84,26 @@ struct LinkVerdict {
 // those not ok, counting the others in `ok`: what the sweep writes and prints.
 class LinkJudge {
  public:
+  // `name`: a link's name from its pair index, asked only for the links finish() lists; without
+  // it each LinkRun's `link` is kept (32 bytes a link). `links`: the number of links (pair
+  // indices), when known: each group's table is made that size at once, not grown by doubling
+  // (which would hold the old table and one twice its size while it grows).
+  explicit LinkJudge(std::function<std::string(size_t)> name = {}, size_t links = 0)
+      : name_(std::move(name)), links_(links) {}
   void add(const LinkRun& r);
   std::vector<LinkVerdict> finish(const VerdictCriteria& c, bool keep_ok = true,
                                   size_t* ok = nullptr);
 
  private:
+  // No optionals (each would add 8 bytes): 40 bytes a link.
   struct Candidate {
+    double value = std::numeric_limits<double>::quiet_NaN();  // the best figure of its runs
+    std::string_view point_id;                                // the run that gave it (or its first)
+    uint32_t why = 0;      // why_ index: why its first run failed
+    float port_gbps = -1;  // none
+    float loss_ppm = -1;   // lowest own loss figure (-1: none)
     bool seen = false;
-    std::optional<double> value;  // the best figure of its runs
-    std::optional<double> port_gbps;
-    std::string_view point_id;  // the run that gave it (or its first)
-    uint32_t why = 0;           // why_ index: why its first run failed
-    float loss_ppm = -1;        // lowest own loss figure (-1: none)
-    bool loss_shared = false;   // a loss figure was seen, but shared
+    bool loss_shared = false;  // a loss figure was seen, but shared
   };
   struct Group {
     std::string metric;
@@ -102,7 +111,9 @@ class LinkJudge {
   };
   // (combination, size) -> its links.
   std::map<std::pair<const nlohmann::json*, uint64_t>, Group> groups_;
-  std::vector<std::string> link_names_;  // by pair
+  std::function<std::string(size_t)> name_;
+  size_t links_ = 0;
+  std::vector<std::string> link_names_;  // by pair, without name_
   std::vector<std::string> why_ = {"no result"};
 };
 std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const VerdictCriteria& c);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/heap_policy.h"
 #include "base/temp_dir.h"
 #include "base/utc_time.h"
 #include "model/result.h"
@@ -342,6 +343,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& stop) {
   if (opt.jobs < 1 || opt.jobs > 256)
     throw ConfigError("jobs", std::to_string(opt.jobs), "from 1 to 256");
+  map_large_allocations();  // a large campaign's tables given back when freed (heap_policy.h)
   const Campaign c = load_campaign(opt.campaign_file, self_exe(),
                                    CampaignOptions{opt.launcher, find_slurm_allocation});
   const Expansion x = expand(c);

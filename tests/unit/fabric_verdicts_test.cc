@@ -202,6 +202,47 @@ TEST(FabricVerdicts, ALinkThatLosesPacketsIsLossyWhileItsBandwidthPasses) {
   EXPECT_NE(lines[1].find("[rule lossy]"), std::string::npos) << lines[1];
 }
 
+// The sweep's judge at a million links: names asked of a function only for the links it lists,
+// each group's table made for every link at once, a lossy and a failed link among them; the same
+// verdicts as a judge that keeps every run's name.
+TEST(FabricVerdicts, AJudgeThatNamesLinksOnDemandGivesTheSameVerdicts) {
+  std::vector<LinkRun> runs;
+  for (size_t i = 0; i < 5; ++i) runs.push_back(run(i, kBw, lossy_doc(10, 500000, 20)));
+  runs.push_back(run(5, kBw, lossy_doc(9.6, 500000, 5000)));
+  runs.push_back(run(6, kBw, bw_doc(2)));
+  runs.push_back(run(7, kBw, nullptr, "connection refused"));
+  std::vector<size_t> asked;
+  LinkJudge named(
+      [&](size_t pair) {
+        asked.push_back(pair);
+        return "h" + std::to_string(pair) + " -> h9";
+      },
+      10);
+  for (LinkRun r : runs) {
+    r.link.clear();
+    named.add(r);
+  }
+  size_t ok = 0;
+  const auto v = named.finish(VerdictCriteria{}, false, &ok);
+  EXPECT_EQ(ok, 5u);
+  EXPECT_EQ(asked, (std::vector<size_t>{5, 6, 7}));  // only the links listed
+  const auto all = judge_links(runs, VerdictCriteria{});
+  ASSERT_EQ(v.size(), 3u);
+  for (const LinkVerdict& x : v) {
+    const LinkVerdict& y = of(all, x.pair);
+    EXPECT_EQ(x.link, y.link);
+    EXPECT_EQ(x.verdict, y.verdict) << x.pair;
+    EXPECT_EQ(x.why, y.why) << x.pair;
+    EXPECT_EQ(x.value, y.value) << x.pair;
+    EXPECT_EQ(x.loss_ppm, y.loss_ppm) << x.pair;
+    EXPECT_EQ(x.point_id, y.point_id) << x.pair;
+  }
+  EXPECT_EQ(of(v, 5).verdict, "lossy");
+  EXPECT_EQ(of(v, 6).verdict, "suspect");
+  EXPECT_EQ(of(v, 7).verdict, "failed");
+  EXPECT_EQ(of(v, 7).why, "connection refused");
+}
+
 TEST(FabricVerdicts, TheLossThresholdFollowsThePopulationAndSharedDeltasDoNotCount) {
   VerdictCriteria c;
   c.loss_floor_ppm = 10;
