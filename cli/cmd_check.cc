@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -14,13 +15,17 @@
 #include "base/number_text.h"
 #include "base/utc_time.h"
 #include "base/version.h"
+#include "cli/check_fabric.h"
 #include "cli/exit_status.h"
 #include "engine/local_host.h"
 #include "engine/loopback_server.h"
 #include "engine/node_facts.h"
+#include "model/check_baseline.h"
 #include "model/check_expectation.h"
+#include "model/check_plan.h"
 #include "model/workload_options.h"
 #include "report/link_rate.h"
+#include "report/results_set.h"
 #include "verbs/device.h"
 
 namespace rdmabench {
@@ -33,35 +38,6 @@ constexpr double kDefaultDuration = 1;
 // What a workload costs beyond its sizes' measurement: connecting, setting up, warming up (on
 // an emulated guest up to a few seconds).
 constexpr double kSetupAllowance = 3;
-
-// One workload: the traffic expectations that share op, QP type and mode, over their sizes.
-struct TrafficGroup {
-  Op op;
-  QpType qp;
-  Mode mode;
-  std::vector<uint64_t> sizes;
-  std::vector<size_t> expectations;  // indexes into the check's list
-};
-
-std::vector<TrafficGroup> group_traffic(const std::vector<CheckExpectation>& ex) {
-  std::map<std::tuple<Op, QpType, Mode>, TrafficGroup> groups;
-  for (size_t i = 0; i < ex.size(); ++i) {
-    if (!ex[i].traffic()) continue;
-    auto& g = groups[{ex[i].op, ex[i].qp, ex[i].mode}];
-    g.op = ex[i].op;
-    g.qp = ex[i].qp;
-    g.mode = ex[i].mode;
-    if (std::find(g.sizes.begin(), g.sizes.end(), ex[i].size) == g.sizes.end())
-      g.sizes.push_back(ex[i].size);
-    g.expectations.push_back(i);
-  }
-  std::vector<TrafficGroup> out;
-  for (auto& [key, g] : groups) {
-    std::sort(g.sizes.begin(), g.sizes.end());
-    out.push_back(std::move(g));
-  }
-  return out;
-}
 
 // --expect-file: one expectation a line, blank lines and # comments skipped.
 std::vector<std::string> expectations_in(const std::string& path) {
@@ -76,33 +52,23 @@ std::vector<std::string> expectations_in(const std::string& path) {
   return lines;
 }
 
-// The expectations given (-e, then --expect-file's), and the defaults: the port ACTIVE and a
-// usable GID, unless given.
-std::vector<CheckExpectation> expectations_of(const CheckArgs& a) {
-  std::vector<std::string> texts = a.expect;
-  if (!a.expect_file.empty())
-    for (auto& line : expectations_in(a.expect_file)) texts.push_back(std::move(line));
-  std::vector<CheckExpectation> ex;
-  for (const auto& t : texts) ex.push_back(parse_check_expectation(t));
-  if (!a.baseline.empty()) {
-    const double tolerance =
-        a.tolerance ? parse_number_option("tolerance", *a.tolerance, 0, 100, "%") / 100 : 0.1;
-    std::ifstream in(a.baseline);
+// --baseline: an earlier check's document, or result documents (a folder, or one file).
+std::vector<CheckExpectation> baseline_of(const std::string& path, double tolerance) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    std::ifstream in(path);
     const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (!in.is_open() || doc.is_discarded())
-      throw ConfigError("baseline", a.baseline,
-                        "a readable check document (rdmabench check --json)");
-    for (auto& e : baseline_expectations(doc, tolerance, a.baseline)) ex.push_back(std::move(e));
-  } else if (a.tolerance) {
-    throw ConfigError("tolerance", *a.tolerance, "--tolerance with --baseline only");
+      throw ConfigError("baseline", path,
+                        "a readable check document (rdmabench check --json), result folder or "
+                        "result document");
+    if (doc.is_object() && doc.contains("expectations"))
+      return baseline_expectations(doc, tolerance, path);
   }
-  const auto given = [&](CheckSubject s) {
-    return std::any_of(ex.begin(), ex.end(), [&](const auto& e) { return e.subject == s; });
-  };
-  if (!given(CheckSubject::kGid)) ex.insert(ex.begin(), parse_check_expectation("gid = usable"));
-  if (!given(CheckSubject::kPortState))
-    ex.insert(ex.begin(), parse_check_expectation("port state = ACTIVE"));
-  return ex;
+  const std::vector<ResultFile> files = load_results({path}, std::cerr);
+  std::vector<BaselineRun> runs;
+  for (const ResultFile& f : files) runs.push_back({f.path, &f.run});
+  return baseline_from_results(runs, tolerance);
 }
 
 // What the check found, as it goes.
@@ -263,6 +229,30 @@ size_t report_check(const CheckArgs& a, const CheckRun& c) {
 
 }  // namespace
 
+// The expectations given (-e, then --expect-file's), and the defaults: the port ACTIVE and a
+// usable GID, unless given.
+std::vector<CheckExpectation> check_expectations(const CheckArgs& a) {
+  std::vector<std::string> texts = a.expect;
+  if (!a.expect_file.empty())
+    for (auto& line : expectations_in(a.expect_file)) texts.push_back(std::move(line));
+  std::vector<CheckExpectation> ex;
+  for (const auto& t : texts) ex.push_back(parse_check_expectation(t));
+  if (!a.baseline.empty()) {
+    const double tolerance =
+        a.tolerance ? parse_number_option("tolerance", *a.tolerance, 0, 100, "%") / 100 : 0.1;
+    for (auto& e : baseline_of(a.baseline, tolerance)) ex.push_back(std::move(e));
+  } else if (a.tolerance) {
+    throw ConfigError("tolerance", *a.tolerance, "--tolerance with --baseline only");
+  }
+  const auto given = [&](CheckSubject s) {
+    return std::any_of(ex.begin(), ex.end(), [&](const auto& e) { return e.subject == s; });
+  };
+  if (!given(CheckSubject::kGid)) ex.insert(ex.begin(), parse_check_expectation("gid = usable"));
+  if (!given(CheckSubject::kPortState))
+    ex.insert(ex.begin(), parse_check_expectation("port state = ACTIVE"));
+  return ex;
+}
+
 CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   auto* check = app.add_subcommand(
       "check",
@@ -285,9 +275,11 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
       ->type_name("EXPECT_FILE");
   check
       ->add_option("--baseline", a.baseline,
-                   "an earlier check's --json document: each of its traffic figures becomes an "
-                   "expectation on the same workload, within --tolerance")
-      ->type_name("CHECK_FILE")
+                   "an earlier check's --json document (each of its traffic figures becomes an "
+                   "expectation on the same workload, within --tolerance), or result documents "
+                   "(a folder or a file: each op, QP type, mode and size they measured, their "
+                   "median Gb/s or p50)")
+      ->type_name("BASELINE")
       ->check(path_not_option());
   check
       ->add_option("--tolerance", a.tolerance,
@@ -317,6 +309,19 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
                    "shrink to fit, and what cannot fit fails with that reason")
       ->type_name("SECONDS");
   check
+      ->add_option("--fabric", a.fabric,
+                   "check every host of a campaign's fabric (its hosts, launcher and agents): a "
+                   "ring of flows, each host the client of one link and the server of another; "
+                   "per-link lines, then a verdict per host (FAIL when its own expectations or "
+                   "both of its links fail)")
+      ->type_name("CAMPAIGN_FILE")
+      ->check(path_not_option());
+  check
+      ->add_option("--out", a.out_dir,
+                   "--fabric: where the ring's sweeps write (default out/check-NAME)")
+      ->type_name("OUT_DIR")
+      ->check(path_not_option());
+  check
       ->add_option("--json", a.json_file,
                    "write the check's document to FILE (atomically; - : stdout)")
       ->type_name("CHECK_FILE")
@@ -328,6 +333,7 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
       "  rdmabench check --peer node7 -e 'write bw 64K >= 90% of link' -e 'read lat 8 p99 <= "
       "5us'\n"
       "  rdmabench check --loopback -e 'send bw 4K >= 1 Gb/s' --json check.json\n"
+      "  rdmabench check --fabric fabric.json -e 'write bw 64K >= 90% of link'   # every host\n"
       "Reads the device through libibverbs and sysfs: no root needed (a Slurm prolog runs it as "
       "root, which works too). With no --peer or --loopback only the port's facts are checked.\n");
   return check;
@@ -337,8 +343,14 @@ int run_check_command(CheckArgs& a) {
   const auto start = Steady::now();
   CheckRun c;
   c.started = utc_now();
+  if (!a.fabric.empty()) {
+    stop_on_signals();
+    return run_fabric_check(a, check_expectations(a), a.json_file == "-" ? std::cerr : std::cout,
+                            std::cerr, stop_flag());
+  }
+  if (!a.out_dir.empty()) throw ConfigError("out", a.out_dir, "--out with --fabric only");
   apply_local(a.local, a.local_args);
-  c.ex = expectations_of(a);
+  c.ex = check_expectations(a);
   const CheckSettings set = settings_of(a, group_traffic(c.ex));
   std::signal(SIGPIPE, SIG_IGN);
 

@@ -11,6 +11,7 @@
 
 #include "cli/cli_common.h"
 #include "engine/session.h"
+#include "model/check_expectation.h"
 
 namespace rdmabench {
 
@@ -28,9 +29,14 @@ struct CheckArgs {
   std::optional<std::string> duration;
   std::optional<std::string> max_time;
   std::string json_file;
+  std::string fabric;   // --fabric CAMPAIGN: the check over a fabric (check_fabric.h)
+  std::string out_dir;  // --out: where its sweeps write (default out/check-NAME)
 };
 
 CLI::App* add_check_command(CLI::App& app, CheckArgs& a);
+// The expectations given (-e, then --expect-file's, then --baseline's), and the defaults: the
+// port ACTIVE and a usable GID, unless given. ConfigError for bad text.
+std::vector<CheckExpectation> check_expectations(const CheckArgs& a);
 // Runs the check; 0 when every expectation holds, 8 when one fails, a run's own status when a
 // workload could not run at all. ConfigError for bad input.
 int run_check_command(CheckArgs& a);

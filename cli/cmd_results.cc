@@ -40,7 +40,10 @@ CLI::App* add_export_command(CLI::App& app, ExportArgs& a) {
   formats->add_flag("--prometheus", a.prometheus,
                     "Prometheus text format (node_exporter's textfile collector): gauges");
   formats->require_option(1);
-  exporter->add_option("inputs", a.inputs, "result folders (every *.json) or files")
+  exporter
+      ->add_option("inputs", a.inputs,
+                   "result folders (every *.json) or files; a check's document (check "
+                   "--json) or a comparison (compare --json) as a file")
       ->required()
       ->type_name("RESULTS");
   exporter->add_option("-o,--out", a.file, "write to FILE (atomically) instead of stdout")

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "base/error.h"
+#include "model/check_facts.h"
 
 namespace rdmabench {
 namespace {
@@ -24,21 +25,7 @@ std::optional<double> leading_number(const std::string& path) {
 
 CheckFacts node_facts(const Device& d, uint32_t port_num, const std::string& sysfs_root) {
   const DeviceInfo& info = d.info();
-  const PortInfo& port = d.port(port_num);
-  CheckFacts gid_types = CheckFacts::array();
-  for (const auto& g : port.gids) gid_types.push_back(g.type);
-  const nlohmann::json auto_gid = nlohmann::json(port)["auto_gid"];
-  CheckFacts facts = {{"device", info.name},
-                      {"fw_ver", info.fw_ver},
-                      {"port",
-                       {{"port", port.port},
-                        {"state", port.state},
-                        {"link_layer", port.link_layer},
-                        {"active_mtu", port.active_mtu},
-                        {"speed_gbps", port.speed_gbps},
-                        {"width", port.width},
-                        {"gid_types", gid_types},
-                        {"usable_gid", auto_gid.value("index", -1) >= 0}}}};
+  CheckFacts facts = port_facts(nlohmann::json(info), port_num);
   const std::string dev = sysfs_root + "/class/infiniband/" + info.name + "/device/";
   const auto width = leading_number(dev + "current_link_width");
   const auto speed = leading_number(dev + "current_link_speed");

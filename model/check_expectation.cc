@@ -381,34 +381,37 @@ void to_json(nlohmann::json& j, const CheckOutcome& o) {
   if (o.figure) j["figure"] = *o.figure;
 }
 
+CheckExpectation baseline_bound(CheckExpectation e, double figure, double tolerance) {
+  const std::string pct = three_digits(tolerance * 100) + " %";
+  e.of_link = false;
+  e.text_value.clear();
+  const std::string op = std::string(to_string(e.op)) + " " + std::string(to_string(e.qp));
+  if (e.subject == CheckSubject::kBandwidth) {
+    e.cmp = CheckCompare::kGe;
+    e.value = figure * (1 - tolerance);
+    e.text = op + " bw " + format_size(e.size) + " >= " + three_digits(e.value) +
+             " Gb/s (baseline " + three_digits(figure) + " Gb/s - " + pct + ")";
+  } else {
+    e.cmp = CheckCompare::kLe;
+    e.value = figure * (1 + tolerance);
+    e.text = op + " lat " + format_size(e.size) + " " + e.stat + " <= " + latency_text(e.value) +
+             " (baseline " + latency_text(figure) + " + " + pct + ")";
+  }
+  return e;
+}
+
 std::vector<CheckExpectation> baseline_expectations(const nlohmann::json& doc, double tolerance,
                                                     const std::string& path) {
   if (!doc.is_object() || !doc.contains("expectations") || !doc["expectations"].is_array())
     throw ConfigError("baseline", path,
                       "an earlier check's document (rdmabench check --json), with expectations[]");
   std::vector<CheckExpectation> out;
-  const std::string pct = three_digits(tolerance * 100) + " %";
   for (size_t i = 0; i < doc["expectations"].size(); ++i) {
     const CheckOutcome o = check_outcome_from_json(doc["expectations"][i],
                                                    path + ": /expectations/" + std::to_string(i));
     if (!o.figure) continue;
-    CheckExpectation e = parse_check_expectation(o.expectation);
-    if (!e.traffic()) continue;
-    e.of_link = false;
-    e.text_value.clear();
-    std::string op = std::string(to_string(e.op)) + " " + std::string(to_string(e.qp));
-    if (e.subject == CheckSubject::kBandwidth) {
-      e.cmp = CheckCompare::kGe;
-      e.value = *o.figure * (1 - tolerance);
-      e.text = op + " bw " + format_size(e.size) + " >= " + three_digits(e.value) +
-               " Gb/s (baseline " + three_digits(*o.figure) + " Gb/s - " + pct + ")";
-    } else {
-      e.cmp = CheckCompare::kLe;
-      e.value = *o.figure * (1 + tolerance);
-      e.text = op + " lat " + format_size(e.size) + " " + e.stat + " <= " + latency_text(e.value) +
-               " (baseline " + latency_text(*o.figure) + " + " + pct + ")";
-    }
-    out.push_back(std::move(e));
+    const CheckExpectation e = parse_check_expectation(o.expectation);
+    if (e.traffic()) out.push_back(baseline_bound(e, *o.figure, tolerance));
   }
   return out;
 }

@@ -90,6 +90,8 @@ void to_json(nlohmann::json& j, const CheckOutcome& o);
 // run failed) are left out. ConfigError naming `path` for a document that is not a check's.
 std::vector<CheckExpectation> baseline_expectations(const nlohmann::json& doc, double tolerance,
                                                     const std::string& path);
+// A traffic expectation made a bound around `figure` (its unit) as baseline_expectations makes it.
+CheckExpectation baseline_bound(CheckExpectation e, double figure, double tolerance);
 // Reads an outcome back from a check document (ConfigError naming `path` for a bad one).
 CheckOutcome check_outcome_from_json(const nlohmann::json& j, const std::string& path);
 // "measured 1024, expected >= 4096" and "; REASON" when there is one: the text after the

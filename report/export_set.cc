@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/number_text.h"
 #include "model/campaign_index.h"
 #include "model/check_expectation.h"
+#include "model/workload.h"
 
 namespace rdmabench {
 namespace {
@@ -81,15 +83,24 @@ void load_sweep_folder(const std::string& dir, ExportSet& set, std::ostream& not
   if (!verdicts.empty()) set.verdicts.emplace_back(suite, verdicts.back());
 }
 
-// A check document ("check" and "expectations"), or null.
-nlohmann::json check_document(const std::string& path) {
+// A file's JSON when it is a JSON object, else null.
+nlohmann::json json_object_file(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return nullptr;
   nlohmann::json j = nlohmann::json::parse(text_of(path), nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("check") || !j["check"].is_object() ||
-      !j.contains("expectations") || !j["expectations"].is_array())
-    return nullptr;
-  return j;
+  return j.is_object() ? j : nullptr;
+}
+
+// A check document ("check" and "expectations").
+bool is_check(const nlohmann::json& j) {
+  return j.contains("check") && j["check"].is_object() && j.contains("expectations") &&
+         j["expectations"].is_array();
+}
+
+// A comparison (`rdmabench compare --json`: "comparisons", "not_compared", "rule").
+bool is_comparison(const nlohmann::json& j) {
+  return j.contains("comparisons") && j["comparisons"].is_array() && j.contains("rule") &&
+         j["rule"].is_string();
 }
 
 // A check: suite "check", one point per expectation (its host in the class name).
@@ -114,6 +125,49 @@ void load_check(const std::string& path, const nlohmann::json& j, ExportSet& set
   set.checks.push_back(std::move(check));
 }
 
+// A comparison: suite "compare", one point per compared figure ("LABEL SIZE METRIC"), failed
+// when it is a regression; the figures that could not be compared are skipped with the reason.
+void load_comparison(const std::string& path, const nlohmann::json& j, ExportSet& set) {
+  const auto name = [](const nlohmann::json& r) {
+    const std::string size = r.contains("size") && r["size"].is_number_unsigned()
+                                 ? format_size(r["size"].get<uint64_t>())
+                                 : "?";
+    return r.value("label", std::string("?")) + " " + size +
+           (r.contains("metric") ? " " + r.value("metric", std::string()) : "");
+  };
+  const auto median = [](const nlohmann::json& r, const char* side) {
+    const nlohmann::json& m =
+        r.contains(side) ? r[side].value("median", nlohmann::json()) : nullptr;
+    return m.is_number() ? three_digits(m.get<double>()) : std::string("?");
+  };
+  for (const nlohmann::json& r : j["comparisons"]) {
+    if (!r.is_object())
+      throw ConfigError(path + ": /comparisons", r.dump(), "objects, as compare --json writes");
+    ExportPoint p;
+    p.name = name(r);
+    p.suite = "compare";
+    p.status = r.value("verdict", std::string()) == "regression" ? "failed" : "ok";
+    if (p.status == "failed") {
+      const nlohmann::json& pct = r.value("change_pct", nlohmann::json());
+      p.error = "a regression: " + r.value("metric", std::string("?")) + " " + median(r, "a") +
+                " -> " + median(r, "b") +
+                (pct.is_number() ? " (" + three_digits(pct.get<double>()) + " %)" : "") +
+                "; the rule: " + j["rule"].get<std::string>();
+    }
+    set.points.push_back(std::move(p));
+  }
+  if (j.contains("not_compared") && j["not_compared"].is_array())
+    for (const nlohmann::json& r : j["not_compared"]) {
+      if (!r.is_object()) continue;
+      ExportPoint p;
+      p.name = name(r);
+      p.suite = "compare";
+      p.status = "skipped";
+      p.error = r.value("why", std::string("not compared"));
+      set.points.push_back(std::move(p));
+    }
+}
+
 }  // namespace
 
 ExportSet load_export_set(const std::vector<std::string>& inputs, std::ostream& notes) {
@@ -125,9 +179,15 @@ ExportSet load_export_set(const std::vector<std::string>& inputs, std::ostream& 
       load_sweep_folder(in, set, notes);
       continue;
     }
-    if (const nlohmann::json check = check_document(in); !check.is_null()) {
-      load_check(in, check, set);
-      continue;
+    if (const nlohmann::json j = json_object_file(in); !j.is_null()) {
+      if (is_check(j)) {
+        load_check(in, j, set);
+        continue;
+      }
+      if (is_comparison(j)) {
+        load_comparison(in, j, set);
+        continue;
+      }
     }
     const size_t first = set.documents.size();
     for (ResultFile& f : load_results({in}, notes)) set.documents.push_back(std::move(f));

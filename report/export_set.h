@@ -5,7 +5,9 @@
 // its index, the last line counting (ok, failed with the reason, skipped with the reason), and
 // its fabric verdicts; any other result document is a point of its own, failed when its run or
 // one of its sizes failed. A check's document (`rdmabench check --json`, named as a file) gives
-// one point per expectation, failed when it failed, and its verdict.
+// one point per expectation, failed when it failed, and its verdict. A comparison
+// (`rdmabench compare --json`, named as a file) gives one point per compared figure, failed when
+// it is a regression, and one skipped point per figure not compared.
 #include <deque>
 #include <iosfwd>
 #include <nlohmann/json.hpp>

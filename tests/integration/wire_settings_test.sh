@@ -32,7 +32,9 @@
 #      quarter of the pair's rate, a latency bound, the MTU) pass, exit 0, one PASS line each and
 #      the verdict line, its --json document; through a netem rate limit of 1/20 of the rate the
 #      bandwidth expectation fails: exit 8, its FAIL line, the verdict line naming it, and so
-#      does the passing check's document as a --baseline (--tolerance 50); 'port mtu
+#      does the passing check's document as a --baseline (--tolerance 50), and a results
+#      folder as one (a client run of the check's workload before the limit); a tuned workload's
+#      document (step 6's) is refused as a baseline, exit 2 naming the field; 'port mtu
 #      >= 4096' fails on the guests' MTU (1024), exit 8; with rb-host2's netdev down its port is
 #      DOWN: 'port state = ACTIVE' fails, exit 8.
 #   9. The examples of configs/health/ run as given, with a stand-in scontrol that records its
@@ -208,6 +210,10 @@ rssh rb-host2 "$BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/base.
     >"$WORK/base.out" 2>&1 || { show "$WORK/base.out"; fail "dip: the baseline run failed"; }
 rate=$(j "$WORK/base.json" "d['results'][0]['gbps']")
 floor=$(python3 -c "print('%.6f' % ($rate / 4))")
+# A result document of the check's own workload (write, RC, bandwidth, 64 KiB) for --baseline.
+mkdir -p "$WORK/results"
+rssh rb-host2 "$BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/results/plain.json -s 64K -D 1" \
+    >"$WORK/plain.out" 2>&1 || { show "$WORK/plain.out"; fail "check: the baseline's client run failed"; }
 limit=$(python3 -c "print(max(100, int($rate * 1e6 / 20)))")  # kbit/s
 echo "    baseline $rate Gb/s: limit ${limit} kbit/s, --min-gbps $floor" >&2
 # The limit comes from a shell already waiting on rb-host2 (an ssh login can take seconds on a
@@ -316,12 +322,28 @@ grep -q '^check: PASS, 5 of 5 expectations hold' "$WORK/check-ok.out" || fail "c
 [ "$(grep -c '^PASS  ' "$WORK/check-ok.out")" = 5 ] || fail "check: not one PASS line per expectation"
 [ "$(j "$WORK/check-ok.json" "d['verdict'], len(d['expectations']), len(d['runs'])")" = "PASS 5 2" ] ||
     fail "check --json: not a PASS document with 5 expectations and 2 runs"
+# A result document of the check's own workload (write, RC, bandwidth, 64 KiB) for --baseline.
+mkdir -p "$WORK/results"
+rssh rb-host2 "$BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/results/plain.json -s 64K -D 1" \
+    >"$WORK/plain.out" 2>&1 || { show "$WORK/plain.out"; fail "check: the baseline's client run failed"; }
 limit=$(python3 -c "print(max(100, int($rate * 1e6 / 20)))")  # kbit/s
 rssh rb-host2 "tc qdisc add dev $ND2 root netem rate ${limit}kbit" || fail "check: tc netem rate on rb-host2"
 check check-slow "${meets[@]}"
 # The passing check's document as a baseline (its figures within 50 %), through the same limit.
 check check-baseline --baseline "$WORK/check-ok.json" --tolerance 50
+BASELINE_RC=$CHECK_RC
+# A results folder as the baseline (the median of its documents' figures), through the same limit.
+check check-baseline-results --baseline "$WORK/results" --tolerance 50
 rssh rb-host2 "tc qdisc del dev $ND2 root" || true
+[ "$CHECK_RC" = 8 ] || fail "check --baseline RESULTS: exited $CHECK_RC through the limit, not 8"
+grep -q "^FAIL  write rc bw 64K >= [0-9.e-]* Gb/s (baseline [0-9.e-]* Gb/s - 50 %): measured " \
+    "$WORK/check-baseline-results.out" || fail "check --baseline RESULTS: no FAIL line for its bandwidth"
+# Step 6's document sets tx_depth and the signalling: figures the check's runs would not repeat.
+check check-baseline-refused --baseline "$WORK/base.json"
+[ "$CHECK_RC" = 2 ] || fail "check --baseline of a tuned workload: exited $CHECK_RC, not 2"
+grep -q "invalid baseline '$WORK/base.json: /workload/" "$WORK/check-baseline-refused.out" ||
+    fail "check --baseline of a tuned workload: the error does not name the field"
+CHECK_RC=$BASELINE_RC
 [ "$CHECK_RC" = 8 ] || fail "check --baseline: exited $CHECK_RC through the limit, not 8"
 grep -q "^FAIL  write rc bw 64K >= [0-9.e-]* Gb/s (baseline [0-9.e-]* Gb/s - 50 %): measured " \
     "$WORK/check-baseline.out" || fail "check --baseline: no FAIL line for the baseline's bandwidth"

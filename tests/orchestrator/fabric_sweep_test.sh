@@ -16,6 +16,9 @@
 #      round whole, both flows, and nothing else; `plot` draws the link matrix (every link, the
 #      diagonal blank) and `report` has the Fabric section (verdicts, the 7 round records) and
 #      the matrix. (RDMABENCH_KEEP_LINK_MATRIX=FILE keeps the image.)
+#   4. check --fabric over the same hosts: a ring of 4 links through the agents; the traffic
+#      expectations pass on each link, 'port mtu >= 4096' fails on each host (MTU 1024): every
+#      host FAIL by its own facts, exit 8; its document exports as 20 JUnit test cases.
 # Fails (never skips) without the testbed.
 set -u
 BIN=${1:?usage: fabric_sweep_test.sh RDMABENCH CHECK_RESULTS}
@@ -194,6 +197,39 @@ grep -q '12 link measurement(s) judged' "$T/p/report.html" || fail "the report d
 [ "$(grep -c '<tr class="round">' "$T/p/report.html")" = 7 ] || fail "the report does not list the 7 round records"
 grep -q 'Link matrix: every link of the fabric' "$T/p/report.html" || fail "the report has no link matrix"
 if [ -n "${RDMABENCH_KEEP_LINK_MATRIX:-}" ]; then cp "$T/plots/link_matrix.png" "$RDMABENCH_KEEP_LINK_MATRIX"; fi
+
+step "4. check --fabric: the ring through the agents, per-link lines, a verdict per host"
+# Every host's MTU is 1024: 'port mtu >= 4096' fails each host by its own facts, while the
+# traffic (a floor every link meets, a latency bound) passes on each of the ring's 4 links.
+"$BIN" check --fabric "$CFG" --out "$T/check" --duration 0.3 --json "$T/check.json" \
+    -e 'write bw 4K >= 0.0001 Gb/s' -e 'send lat 64 p99 <= 900 ms' -e 'port mtu >= 4096' \
+    >"$T/check.out" 2>"$T/check.err"
+rc=$?
+show "$T/check.out"
+[ "$rc" = 8 ] || { show "$T/check.err"; fail "check --fabric exited $rc, expected 8 (every host's MTU)"; }
+for l in 'l1 -> l2' 'l2 -> l3' 'l3 -> l4' 'l4 -> l1'; do
+    grep -q "^PASS  $l: write bw 4K >= 0.0001 Gb/s: measured " "$T/check.out" || fail "check --fabric: no PASS line for $l"
+    grep -q "^PASS  $l: send lat 64 p99 <= 900 ms: measured " "$T/check.out" || fail "check --fabric: no latency line for $l"
+done
+for h in l1 l2 l3 l4; do
+    grep -q "^FAIL  $h: port mtu >= 4096: measured 1024, expected >= 4096" "$T/check.out" || fail "check --fabric: no MTU line for $h"
+    grep -q "^host $h: FAIL, its own expectations failed$" "$T/check.out" || fail "check --fabric: no FAIL verdict for $h"
+done
+grep -q "^check: FAIL, 0 of 4 hosts pass (failed: l1, l2, l3, l4), 0 of 4 links failed (fabric fabric-local, results in $T/check, " \
+    "$T/check.out" || fail "check --fabric: no verdict line"
+"$CHECK" "$T/check/write-rc-bw" >/dev/null || fail "check --fabric: the ring's bandwidth results do not validate"
+"$BIN" export --junit "$T/check.json" -o "$T/check.xml" || fail "check --fabric: export --junit exited $?"
+python3 - "$T/check.json" "$T/check.xml" <<'PY' || fail "check --fabric: its document and JUnit"
+import json, sys, xml.etree.ElementTree as ET
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "FAIL" and [h["verdict"] for h in d["hosts"]] == ["FAIL"] * 4, d["hosts"]
+assert [l["verdict"] for l in d["links"]] == ["PASS"] * 4, d["links"]
+# 4 hosts x 3 own expectations (state, GID, MTU), 4 links x 2 traffic expectations
+cases = ET.parse(sys.argv[2]).getroot().findall("./testsuite/testcase")
+assert len(cases) == len(d["expectations"]) == 20, (len(cases), len(d["expectations"]))
+assert sum(c.find("failure") is not None for c in cases) == 4
+print("check --fabric: 4 hosts FAIL by their MTU, 4 links pass, 20 test cases")
+PY
 
 rm -rf "$T"
 echo "fabric sweeps: ok"

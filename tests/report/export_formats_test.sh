@@ -5,7 +5,8 @@
 # markup, a control character). The JUnit XML is validated by `xmllint --schema` against
 # tests/fixtures/junit.xsd and its counts read back; the Prometheus text by `promtool check
 # metrics` (Debian's prometheus) and parsed by the Prometheus client's own parser
-# (python3-prometheus-client), which must read back the medians and the escaped labels.
+# (python3-prometheus-client), which must read back the medians and the escaped labels. Then a
+# check's document and a comparison (`compare --json`, a regression planted) as JUnit.
 # Usage: export_formats_test.sh RDMABENCH FIXTURES_DIR
 set -uo pipefail
 BIN=$1
@@ -108,6 +109,43 @@ assert e == {"port state = ACTIVE": 1, "gid = usable": 1, "write bw 64K >= 0.009
 fig = {s.labels["expectation"]: s.value for s in fams["rdmabench_check_figure"].samples}
 assert fig["port mtu >= 1024"] == 1024 and 0 < fig["send lat 8 p99 <= 500 ms"] < 5e8, fig
 print("check: junit %d testcases (1 failure), prometheus %d expectations, valid" % (len(cases), len(e)))
+PY
+
+# --- A comparison (rdmabench compare --json): the candidate's write 30 % slower, its send gone ---
+mkdir -p "$T/cmp-a" "$T/cmp-b"
+cp "$FIX"/results/bw/*.json "$T/cmp-a/"
+cp "$FIX/results/bw/read.json" "$T/cmp-b/"
+$PY - "$FIX/results/bw/write.json" "$T/cmp-b/write.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    for k in ("gbps", "mmsg_per_s"):
+        if isinstance(r.get(k), (int, float)):
+            r[k] *= 0.7
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$BIN" compare "$T/cmp-a" "$T/cmp-b" --json > "$T/cmp.json" 2> "$T/cmp.err"
+rc=$?
+[ "$rc" = 1 ] || { cat "$T/cmp.err" >&2; fail "compare of a 30 % slower write exited $rc, expected 1"; }
+"$BIN" export --junit "$T/cmp.json" -o "$T/cmp.xml" || fail "export --junit of a comparison exited $?"
+xmllint --noout --schema "$FIX/junit.xsd" "$T/cmp.xml" 2> "$T/xmllint.err" ||
+  { cat "$T/xmllint.err" >&2; fail "the comparison's JUnit XML does not validate against junit.xsd"; }
+$PY - "$T/cmp.json" "$T/cmp.xml" <<'PY' || fail "the comparison's JUnit read back"
+import json, sys, xml.etree.ElementTree as ET
+c = json.load(open(sys.argv[1]))
+root = ET.parse(sys.argv[2]).getroot()
+cases = root.findall("./testsuite/testcase")
+failed = [x for x in cases if x.find("failure") is not None]
+skipped = [x for x in cases if x.find("skipped") is not None]
+assert len(cases) == len(c["comparisons"]) + len(c["not_compared"]), (len(cases), c)
+assert len(failed) == c["regressions"] > 0, (len(failed), c["regressions"])
+assert all(x.get("name").startswith("write ") for x in failed), [x.get("name") for x in failed]
+assert all(x.get("classname") == "rdmabench.compare" for x in cases)
+m = failed[0].find("failure").get("message")
+assert m.startswith("a regression: ") and "(-30 %)" in m and "the rule: " in m, m
+assert len(skipped) == len(c["not_compared"]) > 0 and all(x.get("name").startswith("send ") for x in skipped), \
+    [x.get("name") for x in skipped]
+print("compare: junit %d testcases, %d regressions, %d not compared, valid" % (len(cases), len(failed), len(skipped)))
 PY
 
 # --- Bad input: no format, two formats ---

@@ -1,0 +1,24 @@
+#pragma once
+// `rdmabench check --fabric CAMPAIGN`: the check over a fabric, through the campaign machinery
+// (README "Health checks and monitoring"). The campaign's hosts, launcher and agents run a ring
+// (each host sends to the next and serves the one before it: every host is an end of two links),
+// one sweep per traffic group into --out; each host's port facts come from its agent's hello
+// (its env file), each link's figures from its flow's result. A host's verdict comes from its own
+// expectations and its links by model/check_host_verdict.h's rule (FAIL when its own fail or
+// every link it is an end of failed).
+// The check FAILs (exit 8) when a host or a link fails.
+#include <atomic>
+#include <iosfwd>
+#include <vector>
+
+#include "cli/cmd_check.h"
+#include "model/check_expectation.h"
+
+namespace rdmabench {
+
+// ConfigError for options that do not go with --fabric (--peer, --loopback, -d/-i/-x, PCIe
+// expectations: a host's own sysfs) or a campaign without a fabric.
+int run_fabric_check(const CheckArgs& a, const std::vector<CheckExpectation>& ex, std::ostream& out,
+                     std::ostream& err, const std::atomic<bool>& stop);
+
+}  // namespace rdmabench
