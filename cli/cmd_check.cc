@@ -227,6 +227,23 @@ size_t report_check(const CheckArgs& a, const CheckRun& c) {
   return failed;
 }
 
+// --fabric and its --out (check_fabric.h).
+void add_fabric_options(CLI::App* check, CheckArgs& a) {
+  check
+      ->add_option("--fabric", a.fabric,
+                   "check every host of a campaign's fabric (its hosts, launcher and agents): a "
+                   "ring of flows, each host the client of one link and the server of another; "
+                   "per-link lines, then a verdict per host (FAIL when its own expectations or "
+                   "both of its links fail)")
+      ->type_name("CAMPAIGN_FILE")
+      ->check(path_not_option());
+  check
+      ->add_option("--out", a.out_dir,
+                   "--fabric: where the ring's sweeps write (default out/check-NAME)")
+      ->type_name("OUT_DIR")
+      ->check(path_not_option());
+}
+
 }  // namespace
 
 // The expectations given (-e, then --expect-file's), and the defaults: the port ACTIVE and a
@@ -308,19 +325,7 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
                    "the whole check's bound in seconds (default 30): the workloads' durations "
                    "shrink to fit, and what cannot fit fails with that reason")
       ->type_name("SECONDS");
-  check
-      ->add_option("--fabric", a.fabric,
-                   "check every host of a campaign's fabric (its hosts, launcher and agents): a "
-                   "ring of flows, each host the client of one link and the server of another; "
-                   "per-link lines, then a verdict per host (FAIL when its own expectations or "
-                   "both of its links fail)")
-      ->type_name("CAMPAIGN_FILE")
-      ->check(path_not_option());
-  check
-      ->add_option("--out", a.out_dir,
-                   "--fabric: where the ring's sweeps write (default out/check-NAME)")
-      ->type_name("OUT_DIR")
-      ->check(path_not_option());
+  add_fabric_options(check, a);
   check
       ->add_option("--json", a.json_file,
                    "write the check's document to FILE (atomically; - : stdout)")
