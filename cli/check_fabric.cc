@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/utc_time.h"
 #include "base/version.h"
 #include "cli/exit_status.h"
@@ -28,13 +28,6 @@ namespace rdmabench {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string text_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // What does not go with --fabric: a server of the check's own, this host's device, PCIe (a
 // host's own sysfs: run check on the host itself).
@@ -63,7 +56,7 @@ void refuse_local_options(const CheckArgs& a, const std::vector<CheckExpectation
 // The campaign file's JSON, with its relative paths (ssh_config, fabric.hostfile) made absolute:
 // the check's campaigns are written in --out.
 nlohmann::json fabric_campaign_json(const std::string& path) {
-  const nlohmann::json j = nlohmann::json::parse(text_of(path), nullptr, false);
+  const nlohmann::json j = nlohmann::json::parse(file_text(path), nullptr, false);
   if (!j.is_object() || !j.contains("fabric") || !j["fabric"].is_object())
     throw ConfigError("fabric", path, "a readable campaign file with a \"fabric\" block");
   nlohmann::json c = j;
@@ -112,7 +105,7 @@ void judge_links(const std::string& campaign_file, const std::string& dir, const
   const Campaign c = load_campaign(campaign_file, "rdmabench");
   const Expansion x = expand(c);
   std::map<std::string, IndexEntry> last;
-  for (IndexEntry& e : parse_index_points(text_of(dir + "/index.jsonl")))
+  for (IndexEntry& e : parse_index_points(file_text(dir + "/index.jsonl")))
     last[e.point_id] = std::move(e);
   std::ostringstream quiet;
   std::vector<ResultFile> docs;
@@ -166,7 +159,7 @@ void judge_hosts(const std::string& campaign_file, const std::string& dir,
   for (size_t h = 0; h < c.fabric->hosts.size(); ++h) {
     const FabricHost& fh = c.fabric->hosts[h];
     const nlohmann::json env = nlohmann::json::parse(
-        text_of(dir + "/env/" + slug(fh.spec.host, 80) + ".json"), nullptr, false);
+        file_text(dir + "/env/" + slug(fh.spec.host, 80) + ".json"), nullptr, false);
     const nlohmann::json devices =
         env.is_object() ? env.value("devices", nlohmann::json::array()) : nlohmann::json();
     const nlohmann::json* device = nullptr;

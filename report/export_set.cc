@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/number_text.h"
 #include "model/campaign_index.h"
 #include "model/check_expectation.h"
@@ -16,13 +15,6 @@ namespace rdmabench {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string text_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The run's error, or its first failed size's.
 std::string document_error(const RunResult& r) {
@@ -66,7 +58,7 @@ void load_sweep_folder(const std::string& dir, ExportSet& set, std::ostream& not
       by_id[pt["point_id"].get<std::string>()] = i;
     if (pt.contains("campaign") && pt["campaign"].is_string()) suite = pt["campaign"];
   }
-  const std::string index = text_of(dir + "/index.jsonl");
+  const std::string index = file_text(dir + "/index.jsonl");
   for (IndexEntry& e : parse_index_points(index)) {
     ExportPoint p;
     p.name = e.point_id;
@@ -87,7 +79,7 @@ void load_sweep_folder(const std::string& dir, ExportSet& set, std::ostream& not
 nlohmann::json json_object_file(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return nullptr;
-  nlohmann::json j = nlohmann::json::parse(text_of(path), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = nlohmann::json::parse(file_text(path), nullptr, /*allow_exceptions=*/false);
   return j.is_object() ? j : nullptr;
 }
 
