@@ -20,6 +20,7 @@
 #include "model/workload_options.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/campaign/point_id.h"
+#include "orchestrator/launch/slurm_allocation.h"
 #include "orchestrator/sweep/sweep.h"
 #include "report/link_rate.h"
 #include "report/results_set.h"
@@ -28,6 +29,9 @@ namespace rdmabench {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The check's campaigns read back as the sweep read them (a Slurm campaign: in its allocation).
+const CampaignOptions kAsTheSweep{"", find_slurm_allocation};
 
 // What does not go with --fabric: a server of the check's own, this host's device, PCIe (a
 // host's own sysfs: run check on the host itself).
@@ -102,7 +106,7 @@ struct FabricCheck {
 // Judges one group's sweep (DIR): each flow's expectations against its result, or its error.
 void judge_links(const std::string& campaign_file, const std::string& dir, const TrafficGroup& g,
                  const std::vector<CheckExpectation>& ex, FabricCheck& fc) {
-  const Campaign c = load_campaign(campaign_file, "rdmabench");
+  const Campaign c = load_campaign(campaign_file, "rdmabench", kAsTheSweep);
   const Expansion x = expand(c);
   std::map<std::string, IndexEntry> last;
   for (IndexEntry& e : parse_index_points(file_text(dir + "/index.jsonl")))
@@ -155,7 +159,7 @@ void judge_links(const std::string& campaign_file, const std::string& dir, const
 // Judges each host's own expectations from its agent's hello (DIR/env/HOST.json).
 void judge_hosts(const std::string& campaign_file, const std::string& dir,
                  const std::vector<CheckExpectation>& ex, FabricCheck& fc) {
-  const Campaign c = load_campaign(campaign_file, "rdmabench");
+  const Campaign c = load_campaign(campaign_file, "rdmabench", kAsTheSweep);
   for (size_t h = 0; h < c.fabric->hosts.size(); ++h) {
     const FabricHost& fh = c.fabric->hosts[h];
     const nlohmann::json env = nlohmann::json::parse(
