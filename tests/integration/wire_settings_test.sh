@@ -243,7 +243,7 @@ rssh rb-host2 "tc qdisc del dev $ND2 root" || true
 show "$WORK/dip.out" "$WORK/limit.times"
 [ "$rc" = 7 ] || fail "dip: the client exited $rc, not 7 (an interval below --min-gbps)"
 grep -q "below --min-gbps .*, the lowest .* Gb/s at +" "$WORK/dip.out" || fail "dip: no message naming the interval"
-python3 - "$WORK/dip.json" "$floor" "$WORK/limit.times" <<'PY' || fail "dip: the intervals do not show the limit"
+py_check "dip: the intervals do not show the limit" "$WORK/dip.json" "$floor" "$WORK/limit.times" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 floor = float(sys.argv[2])
@@ -291,7 +291,7 @@ rssh rb-host2 "exec $BIN client $RB_HOST1_ADDR -d $RB_HOST2_DEVICE --json $WORK/
 rssh rb-host2 "tc qdisc del dev $ND2 root" || true
 show "$WORK/slow.out"
 [ "$rc" = 0 ] || fail "slow: the client exited $rc through a ${slow} kbit/s link"
-python3 - "$WORK/slow.json" "$slow" <<'PY' || fail "slow: not 16 signalled writes at the limit's rate"
+py_check "slow: not 16 signalled writes at the limit's rate" "$WORK/slow.json" "$slow" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 limit_gbps = int(sys.argv[2]) / 1e6

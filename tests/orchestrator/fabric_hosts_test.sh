@@ -157,7 +157,7 @@ grep -q '^  lossy: rb-host3 -> rb-host4 at 4K: .* gaps (lost packets) per millio
 bound=$(grep -o 'clock offsets of 4 host(s), over their agents. connections: bound at most [0-9.]* ms ([^)]*)' "$WORK/p.err") ||
     { show "$WORK/p.err"; fail "the sweep did not print the clock offsets' bound"; }
 echo "$bound" >&2
-python3 - "$WORK/p" <<'PY' || fail "the env files do not hold the agents' environment and clock offsets"
+py_check "the env files do not hold the agents' environment and clock offsets" "$WORK/p" <<'PY'
 import glob, json, sys
 for f in glob.glob(sys.argv[1] + "/env/*.json"):
     e = json.load(open(f))
@@ -169,7 +169,7 @@ print("env files: 4, each with the agent's environment and an offset within %.3f
       % (1e3 * max(json.load(open(f))["clock_offset"]["uncertainty_s"]
                    for f in glob.glob(sys.argv[1] + "/env/*.json"))))
 PY
-python3 - "$WORK/p" <<'PY' || fail "the verdicts or round records are not what the planted link makes"
+py_check "the verdicts or round records are not what the planted link makes" "$WORK/p" <<'PY'
 import itertools, json, sys
 recs = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
 rounds = [r for r in recs if r.get("record") == "round"]
@@ -231,7 +231,7 @@ c["fabric"]["max_flows_per_host"] = 3' || fail "cannot write the incast campaign
 rssh rb-host2 "tc qdisc del dev \$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST2_ADDR\\// {print \$2}') root" ||
     fail "cannot remove the planted link"
 sweep_expect 0 "ok=3 failed=0 skipped=0 results=3 lines=5 envs=4" "$WORK/incast.json" "$WORK/i"
-python3 - "$WORK/i" <<'PY' || fail "the incast round is not one round of 3 flows into rb-host1"
+py_check "the incast round is not one round of 3 flows into rb-host1" "$WORK/i" <<'PY'
 import glob, json, sys
 docs = [json.load(open(f)) for f in glob.glob(sys.argv[1] + "/*.json")]
 assert len(docs) == 3
@@ -350,7 +350,7 @@ wait "$pid" || rc=$?
 show "$WORK/lost.out" "$WORK/lost.err"
 [ "$rc" = 1 ] || fail "expected exit status 1 (a host was lost: its flows failed), got $rc"
 grep -q 'host rb-host4 was lost mid-campaign' "$WORK/lost.err" || fail "the lost host is not named"
-python3 - "$WORK/lost/index.jsonl" <<'PY' || fail "the links among the others did not all run, or the lost host's did not fail"
+py_check "the links among the others did not all run, or the lost host's did not fail" "$WORK/lost/index.jsonl" <<'PY'
 import json, sys
 points = [p for p in map(json.loads, open(sys.argv[1])) if "status" in p and "host_pair" in p]
 assert len(points) == 12, len(points)

@@ -4,7 +4,8 @@
 # (RDMABENCH_TEST_DEVICE/ADDR/GID_INDEX set).
 #   1. configs/fabric-local.json (pairwise, both directions): --dry-run lists 6 rounds of 2 flows
 #      and 12 points, the same on every call; the sweep runs them all ok with --verify; every
-#      ordered pair of hosts is measured exactly once, and every link's verdict is ok; the flows
+#      ordered pair of hosts is measured exactly once, and no link's verdict is bad, lossy,
+#      failed or suspect (congested, slow only beside its round's other flow, may be); the flows
 #      of a round share no host; each result carries its fabric fields (pattern, round, server,
 #      client) matching the dry run; index.jsonl has a round record per round (total, per-host
 #      in/out, fairness, spread, the overlap of the flows' measurement windows as the results'
@@ -69,7 +70,7 @@ show "$T/run.out" "$T/run.err"
 [ "$rc" = 0 ] || fail "fabric sweep exited with $rc"
 counts=$("$CHECK" "$T/p") || fail "results do not validate ($counts)"
 [ "$counts" = "ok=12 failed=0 skipped=0 results=12 lines=19 envs=1" ] || fail "got: $counts (12 points, 6 round records, the verdicts)"
-python3 - "$T/p" "$T/dry.ids" "$T/dry1.out" <<'PY' || fail "the results do not match the fabric's rounds"
+py_check "the results do not match the fabric's rounds" "$T/p" "$T/dry.ids" "$T/dry1.out" <<'PY'
 import glob, itertools, json, re, sys
 d, ids, dry = sys.argv[1], open(sys.argv[2]).read().split(), open(sys.argv[3]).read()
 docs = [json.load(open(f)) for f in glob.glob(d + "/*.json")]
@@ -94,10 +95,15 @@ for (i, label), flows in rounds.items():
 lines = [json.loads(l) for l in open(d + "/index.jsonl")]
 records = [r for r in lines if r.get("record") == "round"]
 (verdicts,) = [r for r in lines if r.get("record") == "verdicts"]
-# No link flagged: every verdict ok ("congested", "failed" or "suspect" fails the test too).
-assert verdicts["judged"] == 12 and not verdicts["not_ok"], verdicts
-assert verdicts["counts"] == {"ok": 12, "congested": 0, "bad": 0, "lossy": 0, "failed": 0,
-                              "suspect": 0}, verdicts
+# No link bad, lossy, failed or left suspect. A link may be "congested": four "hosts" share this
+# guest's two vCPUs, and under CI's background builds a flow can fall below 0.3 of the best one
+# within its round; then its retest alone must have passed (what "congested" means).
+assert verdicts["judged"] == 12, verdicts
+c = verdicts["counts"]
+assert c["ok"] + c["congested"] == 12 and c["bad"] == c["lossy"] == c["failed"] == c["suspect"] == 0, c
+for v in verdicts["not_ok"]:
+    assert v["verdict"] == "congested" and v["rules"] == ["bw_fraction"], v
+    assert v["value"] < 0.3 * v["best"] <= v["alone"], v
 assert len(records) == 6, records
 for r in records:
     assert r["record"] == "round" and r["flows"] == 2 and r["ok"] == 2 and r["failed"] == 0, r
@@ -146,7 +152,7 @@ for log in "$T"/i/logs/*.server.log; do
     [ "$(grep -c '^session with .* size(s), ' "$log")" = 3 ] && [ "$(grep -c ' done$' "$log")" = 3 ] ||
         { show "$log"; fail "expected the 3 sessions of the round in $log"; }
 done
-python3 - "$T/i" <<'PY' || fail "incast results lack their fabric fields"
+py_check "incast results lack their fabric fields" "$T/i" <<'PY'
 import glob, json, sys
 for f in glob.glob(sys.argv[1] + "/*.json"):
     p = json.load(open(f))["point"]
@@ -174,7 +180,7 @@ rc=$?
 show "$T/rrun.out" "$T/rrun.err"
 [ "$rc" = 0 ] || fail "the resumed sweep exited with $rc"
 grep -q "12 points, 2 to run, 10 already done" "$T/rrun.out" || fail "the resume did not run the round whole"
-python3 - "$T/p" "$id" <<'PY' || fail "the resumed round is not recorded"
+py_check "the resumed round is not recorded" "$T/p" "$id" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl")]
 last = {}
@@ -219,7 +225,7 @@ grep -q "^check: FAIL, 0 of 4 hosts pass (failed: l1, l2, l3, l4), 0 of 4 links 
     "$T/check.out" || fail "check --fabric: no verdict line"
 "$CHECK" "$T/check/write-rc-bw" >/dev/null || fail "check --fabric: the ring's bandwidth results do not validate"
 "$BIN" export --junit "$T/check.json" -o "$T/check.xml" || fail "check --fabric: export --junit exited $?"
-python3 - "$T/check.json" "$T/check.xml" <<'PY' || fail "check --fabric: its document and JUnit"
+py_check "check --fabric: its document and JUnit" "$T/check.json" "$T/check.xml" <<'PY'
 import json, sys, xml.etree.ElementTree as ET
 d = json.load(open(sys.argv[1]))
 assert d["verdict"] == "FAIL" and [h["verdict"] for h in d["hosts"]] == ["FAIL"] * 4, d["hosts"]

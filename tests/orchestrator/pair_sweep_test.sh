@@ -57,7 +57,7 @@ remote_leftovers() {
 campaign() {
     local file=$1
     shift
-    python3 - "$file" "$@" <<'PY' || fail "cannot write campaign $1"
+    py_check "cannot write campaign $1" "$file" "$@" <<'PY'
 import json, os, sys
 e = os.environ
 def host(n, **kw):
@@ -107,7 +107,7 @@ counts=$("$CHECK" "$WORK/main") || fail "results do not validate ($counts)"
 [ "$counts" = "ok=12 failed=0 skipped=6 results=12 lines=18 envs=2" ] || fail "unexpected: $counts"
 [ ! -s "$WORK/token-seen" ] || { show "$WORK/token-seen"; fail "the token appeared on a command line"; }
 for h in rb-host1 rb-host2; do
-    python3 - "$WORK/main/env/$h.json" <<'PY' || fail "env/$h.json is incomplete"
+    py_check "env/$h.json is incomplete" "$WORK/main/env/$h.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["kernel"].startswith("Linux rb-host"), d["kernel"]
@@ -115,7 +115,7 @@ assert d["rdmabench_version"].startswith("rdmabench "), d
 assert any(x.get("name") == "rxe0" for x in d["devices"]), d["devices"]
 PY
 done
-python3 - "$WORK/main" <<'PY' || fail "result documents lack the point identity"
+py_check "result documents lack the point identity" "$WORK/main" <<'PY'
 import glob, json, sys
 for f in glob.glob(sys.argv[1] + "/*.json"):
     d = json.load(open(f))
@@ -152,7 +152,7 @@ wait "$pid"
 RC=$?
 show "$WORK/kill.out" "$WORK/kill.err"
 [ "$RC" = 1 ] || fail "expected exit status 1 (a point failed), got $RC"
-python3 - "$WORK/kill/index.jsonl" <<'PY' || fail "unexpected index after the kill"
+py_check "unexpected index after the kill" "$WORK/kill/index.jsonl" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 assert [l["status"] for l in lines] == ["failed", "ok", "ok"], lines
@@ -237,7 +237,7 @@ campaign "$WORK/hostile.json" '{"name": "pair-hostile",
     "matrix": {"op": "write", "sizes": 64, "iterations": 100}}'
 sweep hostile "$WORK/hostile.json" --out "$WORK/hostile"
 [ "$RC" = 1 ] || fail "expected exit status 1 (the point with the bad device fails), got $RC"
-python3 - "$WORK/hostile" <<'PY' || fail "hostile values were altered or executed"
+py_check "hostile values were altered or executed" "$WORK/hostile" <<'PY'
 import glob, json, os, sys
 d = sys.argv[1]
 lines = {json.loads(l)["point_id"].split("-r1-")[0]: json.loads(l) for l in open(d + "/index.jsonl")}
@@ -267,7 +267,7 @@ sweep jobs "$WORK/jobs.json" --out "$WORK/jobs" --jobs 2
 [ "$RC" = 0 ] || fail "--jobs 2 exited with $RC"
 counts=$("$CHECK" "$WORK/jobs") || fail "results do not validate ($counts)"
 case $counts in ok=4\ failed=0\ *) ;; *) fail "--jobs 2: $counts" ;; esac
-python3 - "$WORK/jobs/index.jsonl" <<'PY' || fail "--jobs 2 did not run the pairs in parallel"
+py_check "--jobs 2 did not run the pairs in parallel" "$WORK/jobs/index.jsonl" <<'PY'
 import datetime, json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 end = lambda l: datetime.datetime.strptime(l["time"], "%Y-%m-%dT%H:%M:%SZ").timestamp()

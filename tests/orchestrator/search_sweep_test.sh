@@ -41,7 +41,7 @@ counts=$("$CHECK" "$T/s") || fail "results do not validate ($counts)"
     fail "expected $BUDGET ok points and one record line, got: $counts"
 grep -q '^cliffs (bw_gbps along sizes, a drop of more than 30 % from the previous value): [0-9]* in [0-9]* line(s)' "$T/run.out" ||
     fail "the sweep did not print its cliffs"
-python3 - "$T/s" "$T/dry.ids" <<'PY' || fail "index or results do not match the search"
+py_check "index or results do not match the search" "$T/s" "$T/dry.ids" <<'PY'
 import json, os, sys
 d, ids = sys.argv[1], open(sys.argv[2]).read().split()
 lines = [json.loads(l) for l in open(d + "/index.jsonl") if l.strip()]

@@ -218,7 +218,7 @@ show "$W/compare.out"
 [ "$rc" = 0 ] || fail "the two launchers wrote different results"
 
 step "slurm 5. a node whose slurmd is gone is left out with its links; the rest runs"
-python3 - "$W/pw.json" "$W/down.json" <<'PY' || fail "cannot write the campaign with a node down"
+py_check "cannot write the campaign with a node down" "$W/pw.json" "$W/down.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["connect_timeout_s"] = 20  # srun gives up on the node after about 12 s

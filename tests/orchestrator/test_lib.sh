@@ -58,3 +58,19 @@ pair_cleanup() {
     if [ "$rc" = 0 ]; then rm -rf "$WORK"; else echo "(work folder kept: $WORK)" >&2; fi
     exit "$rc"
 }
+# py_check MESSAGE ARG...: runs the Python script on stdin with ARGs (python3 - ARG...); its
+# output goes to stdout; when it fails, "FAIL: MESSAGE: " and the last line of its error (the
+# assertion and its values), so a truncated CI log still shows what did not hold.
+py_check() {
+    local msg=$1 err rc
+    shift
+    err=$(mktemp)
+    python3 - "$@" 2>"$err"
+    rc=$?
+    if [ "$rc" != 0 ]; then
+        sed 's/^/    | /' "$err" >&2
+        msg="$msg: $(tail -n1 "$err" | cut -c1-600)"
+    fi
+    rm -f "$err"
+    [ "$rc" = 0 ] || fail "$msg"
+}
