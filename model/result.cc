@@ -350,8 +350,7 @@ RunResult run_result_from_json(const nlohmann::json& j) {
         j.contains("error") ? "null or a string" : "null or a string (key 'error' is missing)");
   if (j["error"].is_string()) r.error = j["error"].get<std::string>();
   if (!j.contains("workload")) throw ConfigError("/workload", "(missing)", "a workload object");
-  nlohmann::json wl = j.at("workload");
-  r.workload = workload_from_json(wl, "/workload");
+  r.workload = workload_from_json(j.at("workload"), "/workload");
   if (!j.contains("results") || !j["results"].is_array())
     throw ConfigError("/results", "(missing)", "an array of size results");
   for (size_t i = 0; i < j["results"].size(); ++i)
