@@ -25,6 +25,10 @@ IntervalMeter::IntervalMeter(double interval_s, uint64_t size, const Clock& cloc
       interval_ticks_(std::max<uint64_t>(
           1, static_cast<uint64_t>(std::llround(interval_s * 1e9 / clock.ns_per_tick())))) {}
 
+void IntervalMeter::read_counters_with(std::function<CounterSnapshot()> read) {
+  read_counters_ = std::move(read);
+}
+
 bool IntervalMeter::started() {
   if (start_ != 0) return true;
   uint64_t first = UINT64_MAX;
@@ -36,6 +40,7 @@ bool IntervalMeter::started() {
   const uint64_t now = clock_.now();
   last_ = {first, realtime_unix_s() - (now > first ? clock_.to_ns(now - first) / 1e9 : 0), 0};
   if (!hists_.empty()) last_counts_.assign(hists_.front()->counter_count(), 0);
+  if (read_counters_) last_snapshot_ = read_counters_();
   return true;
 }
 
@@ -99,6 +104,14 @@ void IntervalMeter::close(const Sample& end, const std::vector<uint64_t>* counts
       iv.p99_ns = double(p[1]) * unit_ns_;
     }
     last_counts_ = *counts;
+  }
+  if (read_counters_) {
+    CounterSnapshot now = read_counters_();
+    iv.counters.emplace();
+    for (const auto& [name, value] : now)
+      if (auto it = last_snapshot_.find(name); it != last_snapshot_.end() && value > it->second)
+        (*iv.counters)[name] = value - it->second;
+    last_snapshot_ = std::move(now);
   }
   ++total_;
   auto widen = [](double& peak, double& low, double v) {

@@ -4,7 +4,8 @@
 // show it — the operations each bandwidth worker has completed (WorkerProgress, relaxed
 // atomics) or the counters of each latency worker's histogram (Histogram::snapshot_counts) —
 // and, when the workers are done, the last one from the measurement's own totals, so the
-// intervals add up to the totals exactly. Nothing here runs on a worker thread.
+// intervals add up to the totals exactly; with read_counters_with, each interval also carries the
+// port counters that moved in it. Nothing here runs on a worker thread.
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/counters.h"
 #include "base/histogram.h"
 #include "engine/worker_context.h"
 #include "model/result.h"
@@ -30,6 +32,11 @@ class IntervalMeter {
   IntervalMeter(double interval_s, uint64_t size, const Clock& clock, const WorkerControl& control,
                 std::vector<const Histogram*> hists, double latency_unit_ns,
                 std::function<void(const IntervalResult&)> on_interval, size_t max_kept = kMaxKept);
+
+  // The port counters, read at the measurement's start and as each interval closes: each
+  // interval then carries the deltas of those that moved (IntervalResult::counters). Off until
+  // set; a read that fails gives an empty snapshot.
+  void read_counters_with(std::function<CounterSnapshot()> read);
 
   // How long the control thread may sleep before it should call tick(): until the next
   // interval ends, or a short look while the measurement has not started.
@@ -64,6 +71,8 @@ class IntervalMeter {
   Sample last_;                        // where the open interval began
   std::vector<uint64_t> last_counts_;  // latency: the summed counters at last_
   std::vector<uint64_t> scratch_;
+  std::function<CounterSnapshot()> read_counters_;  // empty: counters not read
+  CounterSnapshot last_snapshot_;                   // the counters at last_
   std::deque<IntervalResult> kept_;
   uint64_t total_ = 0;
   double peak_full_ = -1, min_full_ = -1, peak_any_ = -1, min_any_ = -1;

@@ -282,6 +282,11 @@ void ClientSession::measure(const SizePlan& plan, WorkerControl& control,
                   [this, size](const IntervalResult& iv) {
                     if (on_interval_) on_interval_(size, iv);
                   });
+    // The client's port counters per interval (a few dozen sysfs reads on this thread, not
+    // the workers').
+    meter->read_counters_with([dev = res_->device().info().name, port = opt_.local.port] {
+      return read_port_counters(dev, port);
+    });
   }
   try {
     wait_senders(control, T, meter ? &*meter : nullptr);

@@ -106,6 +106,10 @@ IntervalResult interval_from(const nlohmann::json& v) {
   iv.mmsg_per_s = num(v.at("mmsg_per_s"));
   if (v.contains("p50_ns")) iv.p50_ns = num(v.at("p50_ns"));
   if (v.contains("p99_ns")) iv.p99_ns = num(v.at("p99_ns"));
+  if (v.contains("counters")) {
+    iv.counters.emplace();
+    for (const auto& [name, n] : v.at("counters").items()) (*iv.counters)[name] = json_uint(n);
+  }
   return iv;
 }
 
@@ -234,6 +238,7 @@ void to_json(nlohmann::json& j, const IntervalResult& iv) {
        {"mmsg_per_s", iv.mmsg_per_s}};
   if (iv.p50_ns) j["p50_ns"] = *iv.p50_ns;
   if (iv.p99_ns) j["p99_ns"] = *iv.p99_ns;
+  if (iv.counters) j["counters"] = *iv.counters;
 }
 
 SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path) {

@@ -2,6 +2,7 @@
 // The result document of one run: one struct, serialised with nlohmann/json. The schema is
 // described in results/SCHEMA.md; bump kSchemaVersion on incompatible changes.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -92,6 +93,10 @@ struct IntervalResult {
   // histogram's buckets; absent when nothing completed in it.
   std::optional<double> p50_ns;
   std::optional<double> p99_ns;
+  // The client's port counters that moved in the interval (their deltas, keyed as the size's
+  // "counters", e.g. "hw_counters/sent_pkts"); nullopt when the counters were not read (no
+  // counters under the device, documents written before them).
+  std::optional<std::map<std::string, uint64_t>> counters;
 };
 
 struct SizeResult {

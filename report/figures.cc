@@ -277,6 +277,7 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
                     {{"LINKS", link_plot_clauses(link_lines(bw, true))}}));
     add(rate_figure("msgrate", "Message rate", "mmsg_per_s", total_mmsg, bw, g, opt.format, {}));
     add(bandwidth_time_figure(bw, g, opt.format, notes));
+    add(counters_time_figure("counters_time", bw, g, opt.format, notes));
   }
   if (!lat.empty()) {
     Grouping g = group_runs(lat, opt.group_by);
@@ -285,6 +286,7 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
     add(distribution_figure(true, point, lat, g, opt.format));
     add(distribution_figure(false, point, lat, g, opt.format));
     add(latency_time_figure(lat, g, opt.format, notes));
+    add(counters_time_figure("counters_time_latency", lat, g, opt.format, notes));
   } else if (opt.point) {
     notes << "rdmabench: note: no latency-mode documents; --point is not used\n";
   }

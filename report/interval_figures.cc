@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
+#include <string_view>
+#include <utility>
 
+#include "model/counter_keys.h"
 #include "report/link_rate.h"
 
 namespace rdmabench {
@@ -81,8 +85,9 @@ const char* kHow =
     "keeps the most recent 3600), x = offset_s + seconds / 2";
 
 // A figure over time: a block per line, a row per interval (`row`), then the template NAME.
-std::optional<Figure> time_figure(const std::string& name, const std::string& what,
-                                  const std::string& ylabel, const std::string& columns,
+std::optional<Figure> time_figure(const std::string& name, std::string_view templ,
+                                  const std::string& what, const std::string& ylabel,
+                                  const std::string& columns,
                                   std::vector<double> (*row)(const IntervalResult&),
                                   const FigureRuns& runs, const Grouping& g,
                                   const std::string& format, std::ostream& notes,
@@ -101,7 +106,7 @@ std::optional<Figure> time_figure(const std::string& name, const std::string& wh
   l.ylabel = ylabel;
   t.header = data_header(name, l, kHow, columns);
   values.insert({"STYLE", line_style(lines)});
-  return series_figure(name, name, t, series, l, format, std::move(values));
+  return series_figure(name, templ, t, series, l, format, std::move(values));
 }
 
 std::vector<double> bandwidth_row(const IntervalResult& s) {
@@ -114,6 +119,34 @@ std::vector<double> bandwidth_row(const IntervalResult& s) {
           static_cast<double>(s.bytes)};
 }
 
+// An interval's gaps (sequence-error NAKs received + packets received out of sequence) and
+// retransmissions, each per second, from the client port's counters in the key set
+// (model/counter_keys.h; a counter that did not move is absent: 0). NaN without counters.
+std::pair<double, double> gaps_and_retries_per_s(const IntervalResult& s) {
+  if (!s.counters || s.seconds <= 0) return {std::nan(""), std::nan("")};
+  const nlohmann::json keys = normalise_counters(nlohmann::json(*s.counters))["keys"];
+  const auto n = [&](CounterKey k) { return keys.value(std::string(to_string(k)), 0.0); };
+  return {(n(CounterKey::kSequenceErrors) + n(CounterKey::kOutOfSequence)) / s.seconds,
+          n(CounterKey::kRetransmissions) / s.seconds};
+}
+
+std::vector<double> counters_row(const IntervalResult& s) {
+  const auto [gaps, retries] = gaps_and_retries_per_s(s);
+  return {middle(s), gaps, retries, s.offset_s, s.seconds};
+}
+
+// Whether an interval of `g`'s runs saw a gap or a retransmission (a clean run has no figure).
+bool any_gap_or_retry(const Grouping& g) {
+  for (const auto& s : g.series)
+    for (const auto* r : s.runs)
+      for (const auto& sr : r->run.results)
+        for (const auto& iv : sr.intervals) {
+          const auto [gaps, retries] = gaps_and_retries_per_s(iv);
+          if (gaps > 0 || retries > 0) return true;
+        }
+  return false;
+}
+
 std::vector<double> latency_row(const IntervalResult& s) {
   return {middle(s), us_or_nan(s.p50_ns, s.ops), us_or_nan(s.p99_ns, s.ops), s.offset_s,
           s.seconds, static_cast<double>(s.ops)};
@@ -123,18 +156,30 @@ std::vector<double> latency_row(const IntervalResult& s) {
 
 std::optional<Figure> bandwidth_time_figure(const FigureRuns& runs, const Grouping& g,
                                             const std::string& format, std::ostream& notes) {
-  return time_figure("bandwidth_time", "Bandwidth", "bandwidth (Gb/s, the client's direction)",
-                     "columns: middle_s gbps mmsg_per_s offset_s seconds ops bytes", bandwidth_row,
-                     runs, g, format, notes,
-                     {{"LINKS", link_plot_clauses(link_lines(runs, false))}});
+  return time_figure(
+      "bandwidth_time", "bandwidth_time", "Bandwidth", "bandwidth (Gb/s, the client's direction)",
+      "columns: middle_s gbps mmsg_per_s offset_s seconds ops bytes", bandwidth_row, runs, g,
+      format, notes, {{"LINKS", link_plot_clauses(link_lines(runs, false))}});
 }
 
 std::optional<Figure> latency_time_figure(const FigureRuns& runs, const Grouping& g,
                                           const std::string& format, std::ostream& notes) {
-  return time_figure("latency_time", "Latency", latency_label(runs),
+  return time_figure("latency_time", "latency_time", "Latency", latency_label(runs),
                      "columns: middle_s p50_us p99_us offset_s seconds ops (NaN: an interval "
                      "without operations or percentiles)",
                      latency_row, runs, g, format, notes, {});
+}
+
+std::optional<Figure> counters_time_figure(const std::string& name, const FigureRuns& runs,
+                                           const Grouping& g, const std::string& format,
+                                           std::ostream& notes) {
+  if (!any_gap_or_retry(g)) return std::nullopt;
+  return time_figure(name, "counters_time", "Gaps and retransmissions",
+                     "per second (the client port's counters)",
+                     "columns: middle_s gaps_per_s retransmissions_per_s offset_s seconds (gaps: "
+                     "sequence-error NAKs received + packets received out of sequence; NaN: an "
+                     "interval without counters)",
+                     counters_row, runs, g, format, notes, {});
 }
 
 }  // namespace rdmabench

@@ -438,6 +438,16 @@ TEST_F(Knobs, IntervalsAddUpToTheTotals) {
   EXPECT_LE(r["intervals"].size(), whole + 1);
   EXPECT_GT(r["bw_peak_gbps"].get<double>(), 0);
   EXPECT_LE(r["bw_min_gbps"].get<double>(), r["bw_peak_gbps"].get<double>());
+  // Each interval carries the client port's counters that moved in it: the packets sent add up
+  // to no more than the size's own delta (which holds the warm-up too), and to some.
+  uint64_t sent = 0;
+  for (const json& iv : r["intervals"]) {
+    ASSERT_TRUE(iv.contains("counters")) << iv.dump();
+    if (iv["counters"].contains("hw_counters/sent_pkts"))
+      sent += u(iv["counters"]["hw_counters/sent_pkts"]);
+  }
+  EXPECT_GT(sent, 0U);
+  EXPECT_LE(sent, u(r["counters"]["client"]["hw_counters/sent_pkts"]));
   // Latency with a count: every interval that had round trips has its percentiles.
   json l = ok({"--op", "send", "--mode", "lat", "-s", "64", "-n", "2000", "--interval", "0.2"});
   const json& lr = l["results"][0];

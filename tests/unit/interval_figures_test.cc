@@ -289,18 +289,53 @@ TEST(IntervalFigures, ReportHasTheIntervalTableAndTheFigures) {
             std::string::npos);
 }
 
+// Intervals with the client port's counters: gaps (sequence errors + out of sequence) and
+// retransmissions per second of each interval, whatever the provider calls them; no figure for
+// a run whose counters saw neither, nor for intervals without counters.
+json bw_with_counters(bool lossy) {
+  json d = bw_with_intervals(100);
+  json& iv = d["results"][1]["intervals"];
+  iv[0]["counters"] = {{"hw_counters/sent_pkts", 1000}};
+  iv[1]["counters"] = {{"hw_counters/sent_pkts", 1000}};
+  if (lossy)  // rxe's names in the second interval, mlx5's in the short last one
+    iv[1]["counters"].update({{"hw_counters/rcvd_seq_err", 3},
+                              {"hw_counters/out_of_seq_request", 1},
+                              {"hw_counters/completer_retry_err", 6}});
+  iv[2]["counters"] = lossy ? json{{"hw_counters/roce_adp_retrans", 2}} : json::object();
+  return d;
+}
+
+TEST(IntervalFigures, CountersOverTimeShowGapsAndRetransmissionsPerSecond) {
+  TempDir dir;
+  const std::vector<Figure> figs = figures_of(load(dir, {bw_with_counters(true)}));
+  const Figure* f = find(figs, "counters_time");
+  ASSERT_NE(f, nullptr);
+  const std::vector<std::string> rows = block_rows(f->data, 0);
+  ASSERT_EQ(rows.size(), 3u) << f->data;
+  EXPECT_EQ(rows[0].rfind("0.5 0 0 ", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[1].rfind("1.5 4 6 ", 0), 0u) << rows[1];   // 1 s: 3 + 1 gaps, 6 retries
+  EXPECT_EQ(rows[2].rfind("2.25 0 4 ", 0), 0u) << rows[2];  // 0.5 s: 2 retries
+  EXPECT_NE(f->script.find("title name(i, \"gaps\")"), std::string::npos) << f->script;
+  EXPECT_NE(f->script.find("Gaps and retransmissions per 1 s interval"), std::string::npos);
+  EXPECT_EQ(find(figs, "counters_time_latency"), nullptr);
+  // A clean run (counters, none of them gaps or retries) and one without counters: no figure.
+  TempDir clean, none;
+  EXPECT_EQ(find(figures_of(load(clean, {bw_with_counters(false)})), "counters_time"), nullptr);
+  EXPECT_EQ(find(figures_of(load(none, {bw_with_intervals(100)})), "counters_time"), nullptr);
+}
+
 TEST(IntervalFigures, PlotRendersTheFiguresOverTimeWithGnuplot) {
   json lat = document("lat/write.json", {64}, 100);
   add_intervals(lat, 0, {interval(0, 1, 0.1, 2500, 9000), interval(1, 1, 0.1, 2600, 12000)}, 2, 0.1,
                 0.1);
   TempDir in, out;
-  load(in, {bw_with_intervals(100), lat});
+  load(in, {bw_with_counters(true), lat});
   PlotOptions opt;
   opt.inputs = {in.str()};
   opt.out_dir = out.str();
   std::ostringstream notes;
   const std::vector<std::string> images = run_plot(opt, notes);
-  for (const char* name : {"bandwidth_time", "latency_time"}) {
+  for (const char* name : {"bandwidth_time", "latency_time", "counters_time"}) {
     const fs::path png = out.path() / (std::string(name) + ".png");
     EXPECT_NE(std::find(images.begin(), images.end(), png.string()), images.end()) << name;
     ASSERT_TRUE(fs::exists(png)) << name;

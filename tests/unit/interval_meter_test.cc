@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -55,6 +57,7 @@ TEST(IntervalMeter, BandwidthIntervalsAddUpToTheTotalsAndKeepTheMostRecent) {
       EXPECT_GT(rig.seen[i].start_unix_s, rig.seen[i - 1].start_unix_s);
     }
     EXPECT_FALSE(rig.seen[i].p50_ns.has_value());
+    EXPECT_FALSE(rig.seen[i].counters.has_value());  // not asked for (read_counters_with)
   }
   EXPECT_EQ(rig.seen[0].offset_s, 0);
   // The end: the totals' remainder makes the last interval.
@@ -106,6 +109,46 @@ TEST(IntervalMeter, LatencyIntervalsTakeTheirPercentilesFromTheHistograms) {
   ASSERT_TRUE(rig.seen[1].p50_ns);
   EXPECT_NEAR(*rig.seen[1].p50_ns, 3500, 3500 * 0.01);
   EXPECT_EQ(r.intervals.size(), 2U);
+}
+
+// With the counters read: each interval carries the deltas of the counters that moved in it
+// (the baseline is read when the measurement starts, not when the meter is made), and only
+// those; a counter that went backwards or appeared later is left out.
+TEST(IntervalMeter, EachIntervalCarriesTheCountersThatMovedInIt) {
+  MeterRig rig;
+  IntervalMeter m(0.02, 4096, rig.clock, rig.control, {}, 1.0,
+                  [&](const IntervalResult& iv) { rig.seen.push_back(iv); });
+  CounterSnapshot port{{"hw_counters/sent_pkts", 1000}, {"hw_counters/rcvd_seq_err", 5}};
+  int reads = 0;
+  m.read_counters_with([&] {
+    ++reads;
+    return port;
+  });
+  m.tick();  // not started: no read
+  EXPECT_EQ(reads, 0);
+  port["hw_counters/sent_pkts"] = 1200;  // the warm-up's packets: before the baseline
+  rig.start(0);
+  m.tick();  // the baseline is read as the measurement starts
+  EXPECT_EQ(reads, 1);
+  port["hw_counters/sent_pkts"] = 1300;
+  rig.control.progress[0].ops.store(10);
+  MeterRig::wait_and_tick(m);
+  port["hw_counters/sent_pkts"] = 1350;
+  port["hw_counters/rcvd_seq_err"] = 7;
+  port["hw_counters/new_one"] = 3;  // not in the interval's first snapshot
+  rig.control.progress[0].ops.store(20);
+  MeterRig::wait_and_tick(m);
+  port["hw_counters/sent_pkts"] = 1340;  // backwards (a reset): no delta
+  SizeResult r;
+  m.finish(25, rig.clock.now(), r);
+  ASSERT_EQ(rig.seen.size(), 3U);
+  using Counters = std::map<std::string, uint64_t>;
+  ASSERT_TRUE(rig.seen[0].counters.has_value());
+  EXPECT_EQ(*rig.seen[0].counters, (Counters{{"hw_counters/sent_pkts", 100}}));
+  EXPECT_EQ(*rig.seen[1].counters,
+            (Counters{{"hw_counters/sent_pkts", 50}, {"hw_counters/rcvd_seq_err", 2}}));
+  ASSERT_TRUE(rig.seen[2].counters.has_value());
+  EXPECT_TRUE(rig.seen[2].counters->empty());  // read, and nothing moved
 }
 
 }  // namespace

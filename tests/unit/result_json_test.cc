@@ -107,12 +107,27 @@ RunResult sample_run() {
   ok.verified = true;
   ok.window = MeasurementWindow{1795000000.123456, 1795000000.125456};
   ok.interval_s = 0.002;
-  IntervalResult iv{
-      1795000000.123456,       0,      0.002,  1300, 1300 * 64, gbps(1300 * 64, 0.002),
-      mmsg_per_s(1300, 0.002), 2500.5, 9100.25};
+  IntervalResult iv{1795000000.123456,
+                    0,
+                    0.002,
+                    1300,
+                    1300 * 64,
+                    gbps(1300 * 64, 0.002),
+                    mmsg_per_s(1300, 0.002),
+                    2500.5,
+                    9100.25,
+                    std::map<std::string, uint64_t>{{"hw_counters/sent_pkts", 1300}}};
   ok.intervals.push_back(iv);
-  iv = {1795000000.125456,       0.002,        0.0011,      700, 700 * 64, gbps(700 * 64, 0.0011),
-        mmsg_per_s(700, 0.0011), std::nullopt, std::nullopt};
+  iv = {1795000000.125456,
+        0.002,
+        0.0011,
+        700,
+        700 * 64,
+        gbps(700 * 64, 0.0011),
+        mmsg_per_s(700, 0.0011),
+        std::nullopt,
+        std::nullopt,
+        std::nullopt};
   ok.intervals.push_back(iv);
   ok.intervals_total = 2;
   ok.bw_peak_gbps = ok.intervals[0].gbps;
@@ -191,6 +206,9 @@ TEST(ResultJsonTest, RunResultRoundTripThroughText) {
   EXPECT_EQ(a.intervals[0].ops, 1300u);
   EXPECT_EQ(a.intervals[0].p99_ns, 9100.25);
   EXPECT_FALSE(a.intervals[1].p50_ns.has_value());
+  ASSERT_TRUE(a.intervals[0].counters.has_value());
+  EXPECT_EQ(a.intervals[0].counters->at("hw_counters/sent_pkts"), 1300u);
+  EXPECT_FALSE(a.intervals[1].counters.has_value());
   EXPECT_EQ(a.intervals[1].offset_s, 0.002);
   EXPECT_EQ(a.intervals_total, 2u);
   EXPECT_EQ(a.bw_min_gbps, r.results[0].bw_min_gbps);
