@@ -108,7 +108,9 @@ IntervalResult interval_from(const nlohmann::json& v) {
   if (v.contains("p99_ns")) iv.p99_ns = num(v.at("p99_ns"));
   if (v.contains("counters")) {
     iv.counters.emplace();
-    for (const auto& [name, n] : v.at("counters").items()) (*iv.counters)[name] = json_uint(n);
+    // An object of counts (a type_error otherwise, named by the caller).
+    for (const auto& [name, n] : v.at("counters").get<nlohmann::json::object_t>())
+      (*iv.counters)[name] = json_uint(n);
   }
   return iv;
 }

@@ -506,6 +506,30 @@ TEST(ResultJsonTest, BadNestedFieldNamesItsPath) {
   j["results"][0]["latency"]["buckets"] = "none";
   e = catch_config_error([&] { run_result_from_json(j); });
   EXPECT_EQ(e.field(), "/results/0");
+
+  // An interval's counters: an object of counts, nothing else (the same interval with {} reads).
+  auto with_counters = [&](const json& counters) {
+    json d = full;
+    d["results"][0]["interval_s"] = 1.0;
+    d["results"][0]["intervals_total"] = 1;
+    d["results"][0]["intervals"] = json::array({{{"start_unix_s", 1.0},
+                                                 {"offset_s", 0.0},
+                                                 {"seconds", 1.0},
+                                                 {"ops", 1},
+                                                 {"bytes", 64},
+                                                 {"gbps", 0.0},
+                                                 {"mmsg_per_s", 0.0},
+                                                 {"counters", counters}}});
+    return d;
+  };
+  const RunResult good = run_result_from_json(with_counters(json{{"hw_counters/sent_pkts", 5}}));
+  ASSERT_EQ(good.results[0].intervals.size(), 1U);
+  EXPECT_EQ(good.results[0].intervals[0].counters->at("hw_counters/sent_pkts"), 5U);
+  for (const json& bad : {json("none"), json::array({1, 2}), json{{"hw_counters/sent_pkts", -1}}}) {
+    const json d = with_counters(bad);
+    e = catch_config_error([&] { run_result_from_json(d); });
+    EXPECT_EQ(e.field(), "/results/0") << bad.dump();
+  }
 }
 
 // The header promises "throws ConfigError naming the path": a missing nested field must be
