@@ -33,4 +33,12 @@ nlohmann::json counter_deltas(const CounterSnapshot& start, const CounterSnapsho
   return j;
 }
 
+CounterSnapshot counters_moved(const CounterSnapshot& start, const CounterSnapshot& end) {
+  CounterSnapshot moved;
+  const nlohmann::json deltas = counter_deltas(start, end);
+  for (const auto& [name, delta] : deltas.items())
+    if (const auto n = delta.get<uint64_t>(); n > 0) moved[name] = n;
+  return moved;
+}
+
 }  // namespace rdmabench

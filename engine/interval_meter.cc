@@ -107,10 +107,7 @@ void IntervalMeter::close(const Sample& end, const std::vector<uint64_t>* counts
   }
   if (read_counters_) {
     CounterSnapshot now = read_counters_();
-    iv.counters.emplace();
-    for (const auto& [name, value] : now)
-      if (auto it = last_snapshot_.find(name); it != last_snapshot_.end() && value > it->second)
-        (*iv.counters)[name] = value - it->second;
+    iv.counters = counters_moved(last_snapshot_, now);
     last_snapshot_ = std::move(now);
   }
   ++total_;

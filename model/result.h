@@ -94,8 +94,8 @@ struct IntervalResult {
   std::optional<double> p50_ns;
   std::optional<double> p99_ns;
   // The client's port counters that moved in the interval (their deltas, keyed as the size's
-  // "counters", e.g. "hw_counters/sent_pkts"); nullopt when the counters were not read (no
-  // counters under the device, documents written before them).
+  // "counters", e.g. "hw_counters/sent_pkts"); empty when none moved or the device has none
+  // (siw); nullopt when they were not read (documents written before them).
   std::optional<std::map<std::string, uint64_t>> counters;
 };
 
