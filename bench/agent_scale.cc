@@ -134,7 +134,7 @@ int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
   std::vector<const Point*> todo;
   for (const Point& p : x.points) todo.push_back(&p);
   const long expanded_kib = status_kib(0, "VmRSS");
-  auto plan = std::make_unique<const FabricRun>(plan_fabric_run(c, todo, {}));
+  auto plan = std::make_unique<const FabricRun>(plan_fabric_run(c, x, todo, {}));
   const double plan_s = since(t_plan);
   std::fprintf(
       stderr,

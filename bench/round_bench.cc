@@ -77,7 +77,7 @@ void BM_RunRound(benchmark::State& state) {
   const Expansion x = expand(c);
   std::vector<const Point*> todo;
   for (const Point& p : x.points) todo.push_back(&p);
-  const FabricRun run = plan_fabric_run(c, todo, {});
+  const FabricRun run = plan_fabric_run(c, x, todo, {});
   std::vector<RoundFlow> flows;
   for (const FabricRun::Member& m : run.groups.at(0).members)
     flows.push_back({m.point, c.pair(m.point->pair), run.server_name(m)});

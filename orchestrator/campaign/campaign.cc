@@ -181,9 +181,24 @@ void parse_workload_space(const nlohmann::json& j, Campaign& c) {
     c.excludes = parse_excludes(*it, c.matrix, "/exclude");
 }
 
+// A fabric's points per repetition and combination: its load flows and its probes (the idle
+// round's probes, once per repetition, are counted once per combination too: an upper bound).
+size_t fabric_points_per_combination(const FabricSpec& f) {
+  size_t points = 0;
+  std::string last;
+  for (const Round& r : f.rounds) {
+    points += r.flows.size();
+    if (!f.probes || is_idle_probe_round(r.label)) continue;
+    const std::string label = unsplit_label(r.label);
+    points += probe_flows(*f.probes, r, label != last).size();
+    last = label;
+  }
+  return points;
+}
+
 // The whole campaign must stay a list we can hold and run.
 void check_point_count(const Campaign& c) {
-  const size_t flows = c.flow_count();
+  const size_t flows = c.fabric ? fabric_points_per_combination(*c.fabric) : c.flow_count();
   size_t total = c.combinations();
   for (size_t f : {flows, size_t{c.repetitions}})
     total = f != 0 && total > kMaxPoints / f ? kMaxPoints + 1 : total * f;
@@ -191,8 +206,8 @@ void check_point_count(const Campaign& c) {
     throw ConfigError(c.search ? "/search/budget" : "/matrix",
                       "more than " + std::to_string(kMaxPoints) + " points",
                       "a campaign of at most " + std::to_string(kMaxPoints) +
-                          " points (matrix combinations x host pairs or fabric flows x "
-                          "repetitions)");
+                          " points (matrix combinations x host pairs or fabric flows and probes "
+                          "x repetitions)");
 }
 
 }  // namespace
@@ -301,7 +316,8 @@ Expansion expand(const Campaign& c) {
   if (c.fabric)
     for (const Round& r : c.fabric->rounds) round_labels.push_back(unsplit_label(r.label));
   const size_t combos = c.combinations();
-  x.points.reserve(c.flow_count() * combos * c.repetitions);
+  x.points.reserve((c.fabric ? fabric_points_per_combination(*c.fabric) : c.flow_count()) *
+                   combos * c.repetitions);
   // What a combination's points share, made once for all its flows and repetitions.
   std::vector<std::shared_ptr<const PointWorkload>> works;
   std::vector<PointIds> ids;
@@ -321,34 +337,64 @@ Expansion expand(const Campaign& c) {
     ids.emplace_back(work->values);
     works.push_back(std::move(work));
   }
+  std::optional<PointIds> probe_ids;
+  std::shared_ptr<PointWorkload> probe_work;
+  if (c.fabric && c.fabric->probes) {
+    probe_work = std::make_shared<PointWorkload>();
+    probe_work->values = c.fabric->probes->values;  // checked when parsed
+    probe_work->workload_options = client_options(probe_work->values);
+    probe_ids.emplace(probe_work->values);
+  }
   size_t index = 0;
+  // `work`, `point_ids`: the point's workload; `round_name`: the round in its id.
+  auto add = [&](size_t p, std::optional<uint32_t> round, unsigned rep, uint32_t beside,
+                 const std::shared_ptr<const PointWorkload>& work, const PointIds& point_ids,
+                 const std::string& round_name) {
+    const std::string name = c.pair_name(p);
+    bool excluded = false;
+    for (const auto& e : c.excludes) excluded = excluded || e.matches(work->values, name);
+    if (excluded) {
+      ++x.excluded;
+      return;
+    }
+    Point& pt = x.points.emplace_back();
+    pt.index = index++;
+    pt.pair = p;
+    pt.round = round;
+    pt.repetition = rep;
+    pt.beside = beside;
+    pt.work = work;
+    pt.id = point_ids.id(name, rep, round_name);
+  };
   for (unsigned rep = 1; rep <= c.repetitions; ++rep) {
+    if (!c.fabric) {
+      for (size_t k = 0; k < combos; ++k)
+        for (size_t p = 0; p < c.pairs.size(); ++p)
+          add(p, std::nullopt, rep, 0, works[k], ids[k], "");
+      continue;
+    }
+    const FabricSpec& f = *c.fabric;
+    if (f.probes)
+      for (const Round& r : f.rounds)
+        if (is_idle_probe_round(r.label))
+          for (const Flow& flow : r.flows)
+            add(link_of(flow), r.index, rep, kIdleProbe, probe_work, *probe_ids, kIdleProbeRound);
     for (size_t k = 0; k < combos; ++k) {
-      const nlohmann::json& values = works[k]->values;
-      auto add = [&](size_t p, std::optional<uint32_t> round) {
-        const std::string name = c.pair_name(p);
-        bool excluded = false;
-        for (const auto& e : c.excludes) excluded = excluded || e.matches(values, name);
-        if (excluded) {
-          ++x.excluded;
-          return;
-        }
-        Point& pt = x.points.emplace_back();
-        pt.index = index++;
-        pt.pair = p;
-        pt.round = round;
-        pt.repetition = rep;
-        pt.work = works[k];
-        pt.id = ids[k].id(name, rep, round ? round_labels[*round] : "");
-      };
-      if (!c.fabric) {
-        for (size_t p = 0; p < c.pairs.size(); ++p) add(p, std::nullopt);
-        continue;
+      std::string last;
+      for (const Round& r : f.rounds) {
+        if (f.probes && is_idle_probe_round(r.label)) continue;
+        for (const Flow& flow : r.flows)
+          add(link_of(flow), r.index, rep, 0, works[k], ids[k], round_labels[r.index]);
+        if (!f.probes) continue;
+        const std::string probe_round = probe_round_name(round_labels[r.index], works[k]->values);
+        for (const Flow& flow : probe_flows(*f.probes, r, round_labels[r.index] != last))
+          add(link_of(flow), r.index, rep, static_cast<uint32_t>(k + 1), probe_work, *probe_ids,
+              probe_round);
+        last = round_labels[r.index];
       }
-      for (const Round& r : c.fabric->rounds)
-        for (const Flow& flow : r.flows) add(link_of(flow), r.index);
     }
   }
+  x.combinations.assign(works.begin(), works.end());
   x.points.shrink_to_fit();
   return x;
 }

@@ -79,13 +79,22 @@ struct PointWorkload {
   std::string skip_reason;                    // "" = runs; else why the client would refuse it
 };
 
+// Point::beside of a probe in the idle round.
+inline constexpr uint32_t kIdleProbe = 0xffffffffU;
+
 struct Point {
   size_t index = 0;  // position in the campaign (0-based)
   std::string id;
   size_t pair = 0;                // index of its host pair or link (Campaign::pair)
   std::optional<uint32_t> round;  // fabric: index into Campaign::fabric->rounds
   unsigned repetition = 1;        // 1-based
+  // A fabric's latency probes (fabric_probes.h): 0 for a load flow (and every host-pair point),
+  // k + 1 for a probe beside combination k's load (Expansion::combinations), kIdleProbe for one
+  // in the idle round. `work` is the probe's own workload.
+  uint32_t beside = 0;
   std::shared_ptr<const PointWorkload> work;
+
+  bool probe() const { return beside != 0; }
 
   const nlohmann::json& values() const { return work->values; }
   const std::vector<std::string>& workload_options() const { return work->workload_options; }
@@ -94,9 +103,19 @@ struct Point {
 };
 
 struct Expansion {
-  // Repetition, then matrix combination, then host pair (fabric: round, then its flows).
+  // Repetition, then matrix combination, then host pair (fabric: round, then its flows; with
+  // probes, each repetition starts with the idle round's probes, and each load round's probes
+  // follow its load flows).
   std::vector<Point> points;
   size_t excluded = 0;  // dropped by `exclude`
+  std::vector<std::shared_ptr<const PointWorkload>> combinations;  // by combination index
+
+  // The workload a point's round is run for: its own, or for a probe beside a load, the load's
+  // (a round runs one load combination and its probes).
+  const PointWorkload* round_work(const Point& p) const {
+    return p.beside == 0 || p.beside == kIdleProbe ? p.work.get()
+                                                   : combinations.at(p.beside - 1).get();
+  }
 };
 
 // What the command line adds to the file: `launcher` overrides the file's "launcher" (sweep

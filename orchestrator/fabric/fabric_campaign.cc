@@ -199,10 +199,11 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
   if (!j.is_object())
     throw ConfigError(path, brief_json(j),
                       "an object {\"hosts\", \"hostfile\" or \"allocation\", \"pattern\", "
-                      "\"max_flows_per_host\", \"verdicts\", \"start_delay_s\", \"agent_listen\"}");
+                      "\"max_flows_per_host\", \"verdicts\", \"start_delay_s\", \"agent_listen\", "
+                      "\"probes\"}");
   check_keys(j, path,
              {"hosts", "hostfile", "allocation", "pattern", "max_flows_per_host", "verdicts",
-              "start_delay_s", "agent_listen"});
+              "start_delay_s", "agent_listen", "probes"});
   FabricSpec f;
   parse_host_source(j, path, base_dir, self_exe, allocation, f);
   check_fabric_hosts(j, path, f, allocation);
@@ -238,9 +239,16 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
     f.agent_listen = it->get<std::string>();
     AgentHub::listen_port(f.agent_listen, path + "/agent_listen");  // checks it
   }
-  f.rounds = plan_rounds(f.hosts.size(), f.pattern,
-                         f.max_flows_per_host.value_or(std::numeric_limits<uint32_t>::max()));
+  if (auto it = j.find("probes"); it != j.end())
+    f.probes = parse_probes(*it, path + "/probes", f.hosts);
+  f.rounds = plan_fabric(f, f.max_flows_per_host.value_or(std::numeric_limits<uint32_t>::max()));
   return f;
+}
+
+std::vector<Round> plan_fabric(const FabricSpec& f, uint32_t max_flows_per_host) {
+  return with_idle_probe_rounds(plan_rounds(f.hosts.size(), f.pattern, max_flows_per_host),
+                                f.probes ? &*f.probes : nullptr,
+                                static_cast<uint32_t>(f.hosts.size()), max_flows_per_host);
 }
 
 std::string link_name(const FabricSpec& f, const Flow& flow) {

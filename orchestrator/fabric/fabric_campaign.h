@@ -39,6 +39,7 @@
 
 #include "orchestrator/campaign/host_spec.h"
 #include "orchestrator/fabric/fabric_plan.h"
+#include "orchestrator/fabric/fabric_probes.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
 
 namespace rdmabench {
@@ -55,6 +56,7 @@ struct FabricSpec {
   std::string allocation;  // the Slurm job whose nodes the hosts are ("" = named hosts)
   FabricPattern pattern;
   std::optional<uint32_t> max_flows_per_host;  // nullopt = "auto"
+  std::optional<ProbeSpec> probes;             // "probes" (fabric_probes.h)
   std::vector<Round> rounds;                   // planned with the explicit cap (or none)
   VerdictCriteria verdicts;                    // "verdicts" (fabric_verdicts.h)
   // "start_delay_s": a round's clients start measuring this long after they are launched, all
@@ -77,6 +79,10 @@ FabricSpec parse_fabric(const nlohmann::json& j, const std::string& path,
 // The hosts of a hostfile's text (`file` names it in errors, with the line number).
 std::vector<FabricHost> parse_hostfile(const std::string& text, const std::string& file,
                                        const std::string& self_exe);
+
+// The fabric's rounds under a per-host cap: the pattern's (plan_rounds), after the idle probe
+// round when there are probes (fabric_probes.h).
+std::vector<Round> plan_fabric(const FabricSpec& f, uint32_t max_flows_per_host);
 
 // The name of the link a flow measures: "<client> -> <server>" (data goes client to server).
 std::string link_name(const FabricSpec& f, const Flow& flow);

@@ -5,7 +5,9 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -99,7 +101,7 @@ std::vector<LinkVerdict> judge_fabric(const Campaign& c, const Expansion& x, con
   LinkJudge judge([&c](size_t pair) { return c.pair_name(pair); }, c.links.size());
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
-    if (p.skipped()) continue;
+    if (p.skipped() || p.probe()) continue;  // probes: probe_verdicts.h
     LinkRun r{p.pair, "", &p.values(), p.id, std::nullopt, ""};
     if (status[i] == kNotRun) {
       r.error = "not run";
@@ -116,6 +118,36 @@ std::vector<LinkVerdict> judge_fabric(const Campaign& c, const Expansion& x, con
     judge.add(r);
   }
   return judge.finish(c.fabric->verdicts, false, &ok_links);
+}
+
+void add_earlier_probes(const Expansion& x, const std::string& dir, ProbeJudge& judge) {
+  const std::set<uint32_t> seen = judge.points();
+  std::map<std::string_view, size_t> probes;  // the probes no round of this sweep measured
+  for (const Point& p : x.points)
+    if (p.probe() && !p.skipped() && seen.count(static_cast<uint32_t>(p.index)) == 0)
+      probes.emplace(p.id, p.index);
+  if (probes.empty()) return;
+  std::map<size_t, std::string> last;  // point -> its last status line's error ("" = ok)
+  std::ifstream in(dir + "/index.jsonl");
+  for_each_index_point(in, [&](IndexEntry&& e) {
+    const auto it = probes.find(e.point_id);
+    if (it == probes.end()) return;
+    last[it->second] = e.status == "ok" ? "" : e.error.empty() ? "failed" : e.error;
+  });
+  for (const auto& [index, error] : last) {
+    const Point& p = x.points.at(index);
+    if (!error.empty()) {
+      judge.add_failed(p, error);
+      continue;
+    }
+    std::ifstream doc(dir + "/" + p.id + ".json");
+    const ResultBrief b = brief_of(nlohmann::json::parse(doc, nullptr, false));
+    if (b.document) {
+      judge.add(p, b);
+    } else {
+      judge.add_failed(p, "its result document cannot be read");
+    }
+  }
 }
 
 }  // namespace rdmabench

@@ -10,6 +10,7 @@
 
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
+#include "orchestrator/fabric/probe_verdicts.h"
 #include "orchestrator/launch/result_brief.h"
 
 namespace rdmabench {
@@ -43,5 +44,9 @@ class MeasuredFlows {
 // are counted in `ok_links`, not listed; suspects are not yet retested.
 std::vector<LinkVerdict> judge_fabric(const Campaign& c, const Expansion& x, const std::string& dir,
                                       MeasuredFlows& measured, size_t& ok_links);
+
+// The probes that earlier sweeps of DIR measured and this one did not (--resume): from their last
+// line in DIR/index.jsonl and their documents, into `judge`.
+void add_earlier_probes(const Expansion& x, const std::string& dir, ProbeJudge& judge);
 
 }  // namespace rdmabench

@@ -391,6 +391,38 @@ FabricPattern parse_fabric_pattern(const nlohmann::json& j, const std::string& p
   return p;
 }
 
+RoundSplitter::RoundSplitter(uint32_t hosts, uint32_t max_flows_per_host, std::vector<Round>& plan)
+    : cap_(max_flows_per_host), load_(hosts), plan_(plan) {}
+
+void RoundSplitter::add(const std::string& label, std::vector<Flow>&& flows) {
+  cuts_.assign(1, 0);
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    if (load_[f.server] >= cap_ || load_[f.client] >= cap_) {
+      for (size_t k = cuts_.back(); k < i; ++k) load_[flows[k].server] = load_[flows[k].client] = 0;
+      cuts_.push_back(i);
+    }
+    ++load_[f.server];
+    ++load_[f.client];
+  }
+  for (size_t k = cuts_.back(); k < flows.size(); ++k)
+    load_[flows[k].server] = load_[flows[k].client] = 0;
+  cuts_.push_back(flows.size());
+  const size_t parts = cuts_.size() - 1;
+  if (parts == 1) {
+    plan_.push_back(Round{static_cast<uint32_t>(plan_.size()), label, std::move(flows)});
+    return;
+  }
+  for (size_t i = 0; i < parts; ++i) {
+    Round r;
+    r.index = static_cast<uint32_t>(plan_.size());
+    r.label = label + " part " + fraction(i + 1, parts);
+    r.flows.assign(flows.begin() + static_cast<std::ptrdiff_t>(cuts_[i]),
+                   flows.begin() + static_cast<std::ptrdiff_t>(cuts_[i + 1]));
+    plan_.push_back(std::move(r));
+  }
+}
+
 std::vector<Round> plan_rounds(size_t hosts, const FabricPattern& pattern,
                                uint32_t max_flows_per_host) {
   if (hosts < kMinFabricHosts || hosts > kMaxFabricHosts)
@@ -407,35 +439,9 @@ std::vector<Round> plan_rounds(size_t hosts, const FabricPattern& pattern,
                       "a plan of at most " + std::to_string(kMaxFabricFlows) + " flows");
 
   std::vector<Round> plan;
-  std::vector<uint32_t> load(n);  // flows per host in the part being filled
-  std::vector<size_t> cuts;       // where each part of a round starts
+  RoundSplitter split(n, max_flows_per_host, plan);
   auto plan_round = [&](const std::string& label, std::vector<Flow>&& flows) {
-    cuts.assign(1, 0);
-    for (size_t i = 0; i < flows.size(); ++i) {
-      const Flow& f = flows[i];
-      if (load[f.server] >= max_flows_per_host || load[f.client] >= max_flows_per_host) {
-        for (size_t k = cuts.back(); k < i; ++k) load[flows[k].server] = load[flows[k].client] = 0;
-        cuts.push_back(i);
-      }
-      ++load[f.server];
-      ++load[f.client];
-    }
-    for (size_t k = cuts.back(); k < flows.size(); ++k)
-      load[flows[k].server] = load[flows[k].client] = 0;
-    cuts.push_back(flows.size());
-    const size_t parts = cuts.size() - 1;
-    if (parts == 1) {
-      plan.push_back(Round{static_cast<uint32_t>(plan.size()), label, std::move(flows)});
-      return;
-    }
-    for (size_t i = 0; i < parts; ++i) {
-      Round r;
-      r.index = static_cast<uint32_t>(plan.size());
-      r.label = label + " part " + fraction(i + 1, parts);
-      r.flows.assign(flows.begin() + static_cast<std::ptrdiff_t>(cuts[i]),
-                     flows.begin() + static_cast<std::ptrdiff_t>(cuts[i + 1]));
-      plan.push_back(std::move(r));
-    }
+    split.add(label, std::move(flows));
   };
   generate(n, pattern, plan_round);
   return plan;

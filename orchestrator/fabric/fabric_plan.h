@@ -95,6 +95,21 @@ std::string fabric_pattern_name(FabricPatternKind kind);
 // the ring's shift) are made by plan_rounds, with the same paths.
 FabricPattern parse_fabric_pattern(const nlohmann::json& j, const std::string& path);
 
+// Splits each round it is given against the per-host cap (above) and appends its parts to `plan`
+// (indices continuing from plan.size()): what plan_rounds does to every round of a pattern, and
+// the probes' idle round (fabric_probes.h) too. Hosts are indices below `hosts`.
+class RoundSplitter {
+ public:
+  RoundSplitter(uint32_t hosts, uint32_t max_flows_per_host, std::vector<Round>& plan);
+  void add(const std::string& label, std::vector<Flow>&& flows);
+
+ private:
+  uint32_t cap_;
+  std::vector<uint32_t> load_;  // flows per host in the part being filled
+  std::vector<size_t> cuts_;    // where each part of a round starts
+  std::vector<Round>& plan_;
+};
+
 // The rounds of `pattern` over `hosts` hosts, each host in at most `max_flows_per_host` flows
 // of a round (rounds over it are split, above). ConfigError for fewer than 2 or more than
 // 100,000 hosts, a cap of 0, more than kMaxFabricFlows flows, and the pattern's own checks.

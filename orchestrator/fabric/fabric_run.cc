@@ -15,19 +15,21 @@ std::vector<const Point*> with_round_partners(const Expansion& x,
   using Key = std::tuple<unsigned, const PointWorkload*, uint32_t>;
   std::set<Key> rounds;
   for (const Point* p : todo)
-    if (p->round) rounds.emplace(p->repetition, p->work.get(), *p->round);
+    if (p->round) rounds.emplace(p->repetition, x.round_work(*p), *p->round);
   std::vector<const Point*> out;
   for (const Point& p : x.points)
-    if (!p.skipped() && p.round && rounds.count({p.repetition, p.work.get(), *p.round}) != 0)
+    if (!p.skipped() && p.round && rounds.count({p.repetition, x.round_work(p), *p.round}) != 0)
       out.push_back(&p);
   return out;
 }
 
-FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& todo,
+FabricRun plan_fabric_run(const Campaign& c, const Expansion& x,
+                          const std::vector<const Point*>& todo,
                           const std::map<std::string, unsigned>& host_cpus) {
   const FabricSpec& f = *c.fabric;
   FabricRun run;
   std::vector<Round> rounds = f.rounds;
+  bool replanned = false;
   if (f.max_flows_per_host) {
     run.note = "max flows per host: " + std::to_string(*f.max_flows_per_host);
   } else {
@@ -47,7 +49,8 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
     } else {
       run.note = "max flows per host: auto = " + std::to_string(cap) + " (the fewest CPUs, " +
                  where + ", minus one)";
-      rounds = plan_rounds(f.hosts.size(), f.pattern, cap);
+      rounds = plan_fabric(f, cap);
+      replanned = true;
     }
   }
   run.rounds = rounds.size();
@@ -55,7 +58,8 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
   for (const FabricHost& h : f.hosts) run.host_names.push_back(h.name);
   // A flow of the campaign's plan -> the round it runs in now (a split may have moved it): by
   // (planned round, server, client), sorted, 16 bytes a flow (a 1,000-host pairwise plan has a
-  // million).
+  // million). Rounds not planned again (an explicit cap, or no host told its CPUs) are the
+  // campaign's own.
   std::map<std::string, uint32_t> planned_index;
   for (const Round& r : f.rounds) planned_index.emplace(r.label, r.index);
   struct Moved {
@@ -64,14 +68,16 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
   };
   std::vector<Moved> moved;
   moved.reserve(c.flow_count());
+  std::map<uint32_t, uint32_t> first_part;  // planned round -> its first part as run
   for (const Round& r : rounds) {
-    const uint32_t planned = planned_index.at(unsplit_label(r.label));
+    const uint32_t planned = replanned ? planned_index.at(unsplit_label(r.label)) : r.index;
+    first_part.emplace(planned, r.index);
     for (const Flow& flow : r.flows) moved.push_back({planned, flow.server, flow.client, r.index});
   }
   std::sort(moved.begin(), moved.end(),
             [](const Moved& a, const Moved& b) { return a.key() < b.key(); });
 
-  // Repetition, combination (its shared workload) and round -> group.
+  // Repetition, round and the round's workload (the load combination its probes join) -> group.
   std::map<std::tuple<unsigned, uint32_t, const PointWorkload*>, size_t> group_of;
   for (const Point* p : todo) {
     const Flow& flow = c.links.at(p->pair);
@@ -79,12 +85,18 @@ FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& to
     const auto at =
         std::lower_bound(moved.begin(), moved.end(), want,
                          [](const Moved& a, const Moved& b) { return a.key() < b.key(); });
-    if (at == moved.end() || at->key() != want.key())
+    uint32_t index = 0;
+    if (at != moved.end() && at->key() == want.key()) {
+      index = at->index;
+    } else if (p->probe() && first_part.count(*p->round) != 0) {
+      index = first_part.at(*p->round);  // a named pair's probe: the round's first part
+    } else {
       throw Error("internal: point " + p->id + " is in no round of the plan");
-    auto [it, fresh] = group_of.emplace(std::make_tuple(p->repetition, at->index, p->work.get()),
-                                        run.groups.size());
+    }
+    auto [it, fresh] =
+        group_of.emplace(std::make_tuple(p->repetition, index, x.round_work(*p)), run.groups.size());
     if (fresh) run.groups.emplace_back();
-    run.groups[it->second].members.push_back({p, flow.server, flow.client, at->index});
+    run.groups[it->second].members.push_back({p, flow.server, flow.client, index});
   }
   for (FabricRun::Group& g : run.groups) g.members.shrink_to_fit();
   run.round_plan = std::move(rounds);

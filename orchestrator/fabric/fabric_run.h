@@ -43,8 +43,10 @@ struct FabricRun {
 std::vector<const Point*> with_round_partners(const Expansion& x,
                                               const std::vector<const Point*>& todo);
 
-// `todo`: the points to run, in expansion order; `host_cpus`: online CPUs by HostSpec::host.
-FabricRun plan_fabric_run(const Campaign& c, const std::vector<const Point*>& todo,
+// `todo`: the points to run (of `x`), in expansion order; `host_cpus`: online CPUs by
+// HostSpec::host. A round's probes join its load's group (the per-host cap counts the load only).
+FabricRun plan_fabric_run(const Campaign& c, const Expansion& x,
+                          const std::vector<const Point*>& todo,
                           const std::map<std::string, unsigned>& host_cpus);
 
 }  // namespace rdmabench

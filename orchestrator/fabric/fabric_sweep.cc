@@ -12,6 +12,7 @@
 #include "orchestrator/fabric/fabric_judging.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
+#include "orchestrator/fabric/probe_verdicts.h"
 #include "orchestrator/fabric/round_runner.h"
 #include "orchestrator/fabric/round_summary.h"
 #include "orchestrator/fabric/start_delay.h"
@@ -68,33 +69,43 @@ void retest_suspects(std::vector<LinkVerdict>& verdicts, const FabricSweepContex
   }
 }
 
-// Port counters count a whole port: a flow's deltas are its own only when no other flow of its
-// round used a port of its ends (a host's device, however many host names it has). For each
-// member, whether its deltas are shared (its result's point.fabric.counters_shared).
+// Port counters count a whole port: a flow's deltas are its link's own only when no other link of
+// its round used a port of its ends (a host's device, however many host names it has); a probe on
+// the flow's own link is the same link. For each member, whether its deltas are shared (its
+// result's point.fabric.counters_shared).
 std::vector<bool> counters_shared(const Campaign& c,
                                   const std::vector<FabricRun::Member>& members) {
   std::vector<std::set<std::string>> ports;  // each member's one or two ports
-  std::map<std::string, size_t> flows_on;
+  std::map<std::string, std::set<size_t>> links_on;
   for (const FabricRun::Member& m : members) {
     const HostPair p = c.pair(m.point->pair);
     ports.push_back(
         {p.client.host + '\n' + p.client.device, p.server.host + '\n' + p.server.device});
-    for (const std::string& port : ports.back()) ++flows_on[port];
+    for (const std::string& port : ports.back()) links_on[port].insert(m.point->pair);
   }
   std::vector<bool> shared;
   shared.reserve(members.size());
   for (const auto& mine : ports)
-    shared.push_back(std::any_of(mine.begin(), mine.end(),
-                                 [&](const std::string& port) { return flows_on[port] > 1; }));
+    shared.push_back(std::any_of(mine.begin(), mine.end(), [&](const std::string& port) {
+      return links_on[port].size() > 1;
+    }));
   return shared;
 }
 
+// What the rounds keep beside the load's figures: the probes' briefs for their verdicts, and each
+// probe link's idle p99 by size for the round records' ratios.
+struct ProbeState {
+  ProbeJudge judge;
+  std::map<size_t, std::map<uint64_t, double>> idle_p99;  // link -> size -> p99
+};
+
 // The rounds of `todo`, planned here (the plan, 31 MiB at a million flows, is freed before the
-// verdicts): each flow recorded, its figures kept in `measured`, each round's record written.
+// verdicts): each flow recorded, its figures kept in `measured` (a load flow) or `probes` (a
+// probe), each round's record written.
 void run_rounds(const std::vector<const Point*>& todo, const FabricSweepContext& ctx,
-                MeasuredFlows& measured, FabricSweepOutcome& result) {
+                MeasuredFlows& measured, ProbeState& probes, FabricSweepOutcome& result) {
   const Campaign& c = ctx.campaign;
-  const FabricRun run = plan_fabric_run(c, todo, ctx.host_cpus);
+  const FabricRun run = plan_fabric_run(c, ctx.expansion, todo, ctx.host_cpus);
   if (!run.note.empty()) ctx.out << run.note << std::endl;
   StartDelay start_delay(c.fabric->start_delay_s);
   std::map<std::string, ClockOffset> clocks = ctx.host_clocks;  // refreshed between rounds
@@ -110,31 +121,50 @@ void run_rounds(const std::vector<const Point*>& todo, const FabricSweepContext&
         flows, RoundContext{ctx.launchers, ctx.token, c.timeout_s, ctx.stop, delay, &clocks});
     start_delay.observe(delay, outcomes);
     const std::vector<bool> shared_ports = counters_shared(c, g.members);
+    const bool idle_round = g.members.front().point->beside == kIdleProbe;
     std::vector<RoundFlowResult> results;
+    std::vector<RoundProbe> round_probes;
     for (size_t i = 0; i < g.members.size(); ++i) {
       const FabricRun::Member& m = g.members[i];
+      const Point& p = *m.point;
       const bool shared = shared_ports[i];
       nlohmann::json fields = run.fields(m);
       fields["fabric"]["counters_shared"] = shared;
+      if (p.probe()) fields["fabric"]["probe"] = idle_round ? "idle" : "load";
       bool ok = false;
       try {
-        ok = ctx.recorder.record(*m.point, outcomes[i], fields);
+        ok = ctx.recorder.record(p, outcomes[i], fields);
       } catch (const std::exception& e) {
         ctx.progress.note(std::string("rdmabench: error: ") + e.what());
       }
       ++result.finished;
       if (!ok) ++result.failed;
-      if (ok) measured.keep(*m.point, outcomes[i].brief, shared);
-      const auto clock = clocks.find(c.pair(g.members[i].point->pair).client.host);
+      const auto clock = clocks.find(c.pair(p.pair).client.host);
       const ClockOffset offset = clock != clocks.end() ? clock->second : ClockOffset{};
-      results.push_back({run.server_name(m), run.client_name(m),
-                         ok ? std::optional(outcomes[i].brief) : std::nullopt, offset.offset_s,
-                         offset.uncertainty_s});
+      RoundFlowResult r{run.server_name(m), run.client_name(m),
+                        ok ? std::optional(outcomes[i].brief) : std::nullopt, offset.offset_s,
+                        offset.uncertainty_s};
+      if (!p.probe()) {
+        if (ok) measured.keep(p, outcomes[i].brief, shared);
+        results.push_back(std::move(r));
+        continue;
+      }
+      if (ok) {
+        probes.judge.add(p, outcomes[i].brief);
+      } else {
+        probes.judge.add_failed(p, outcomes[i].error.empty() ? "failed" : outcomes[i].error);
+      }
+      if (idle_round && ok)
+        for (const SizeBrief& s : outcomes[i].brief.sizes)
+          if (s.p99_ns) probes.idle_p99[p.pair][s.size] = *s.p99_ns;
+      if (idle_round) results.push_back(r);
+      round_probes.push_back({std::move(r), probes.idle_p99[p.pair]});
     }
     const nlohmann::json first = run.fields(g.members.front())["fabric"];
+    const Point& lead = *g.members.front().point;
     const nlohmann::ordered_json summary =
-        round_record(first["round"], first["round_index"], g.members.front().point->repetition,
-                     g.members.front().point->values(), results, utc_now());
+        round_record(first["round"], first["round_index"], lead.repetition,
+                     ctx.expansion.round_work(lead)->values, results, utc_now(), round_probes);
     ctx.writer.append(summary);
     ctx.progress.note(round_line(summary, run.rounds));
     if (ctx.between_rounds) ctx.between_rounds(clocks);
@@ -148,7 +178,15 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   const Campaign& c = ctx.campaign;
   FabricSweepOutcome result;
   MeasuredFlows measured;
-  run_rounds(todo, ctx, measured, result);
+  ProbeState probes;
+  if (c.fabric->probes) {
+    std::set<std::string> notes;
+    for (const auto& work : ctx.expansion.combinations)
+      if (const std::string n = probe_placement_note(*c.fabric->probes, work->values);
+          !n.empty() && notes.insert(n).second)
+        ctx.out << n << std::endl;
+  }
+  run_rounds(todo, ctx, measured, probes, result);
   if (ctx.stop.load()) return result;
   // What the rounds freed (the plan, a million flows' small allocations) goes back to the system
   // before the verdicts take their tables: 47 MiB of RSS at a million flows.
@@ -158,8 +196,18 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   size_t ok_links = 0;  // judged ok: counted, not listed
   std::vector<LinkVerdict> verdicts = judge_fabric(c, ctx.expansion, ctx.dir, measured, ok_links);
   retest_suspects(verdicts, ctx);
-  ctx.writer.append(verdict_record(verdicts, c.fabric->verdicts, utc_now(), ok_links));
-  for (const std::string& line : verdict_lines(verdicts, ok_links)) ctx.out << line << "\n";
+  nlohmann::ordered_json record = verdict_record(verdicts, c.fabric->verdicts, utc_now(), ok_links);
+  std::vector<std::string> lines = verdict_lines(verdicts, ok_links);
+  if (c.fabric->probes) {
+    add_earlier_probes(ctx.expansion, ctx.dir, probes.judge);
+    size_t ok_probes = 0;
+    const std::vector<ProbeVerdict> pv =
+        probes.judge.finish(c, ctx.expansion, c.fabric->verdicts, ok_probes);
+    record["probes"] = probe_verdict_json(pv, ok_probes, c.fabric->verdicts);
+    for (std::string& line : probe_verdict_lines(pv, ok_probes)) lines.push_back(std::move(line));
+  }
+  ctx.writer.append(record);
+  for (const std::string& line : lines) ctx.out << line << "\n";
   ctx.out.flush();
   // Exit status 6 (fabric_sweep.h): a bad link, or a lossy one (whatever its other verdict).
   for (const LinkVerdict& v : verdicts) result.bad_links += v.verdict == "bad" || v.lossy ? 1 : 0;

@@ -31,9 +31,10 @@ VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::strin
   if (!j.is_object())
     throw ConfigError(path, brief_json(j),
                       "an object {\"bw_fraction\", \"lat_factor\", \"port_fraction\", \"retest\", "
-                      "\"loss_k\", \"loss_floor_ppm\"}");
+                      "\"loss_k\", \"loss_floor_ppm\", \"slow_k\", \"slow_floor\"}");
   check_keys(j, path,
-             {"bw_fraction", "lat_factor", "port_fraction", "retest", "loss_k", "loss_floor_ppm"});
+             {"bw_fraction", "lat_factor", "port_fraction", "retest", "loss_k", "loss_floor_ppm",
+              "slow_k", "slow_floor"});
   if (j.contains("bw_fraction"))
     c.bw_fraction = fraction(j["bw_fraction"], path + "/bw_fraction", 0, 1,
                              "a share of the best link's Gb/s, above 0 and at most 1 (0.93)");
@@ -60,6 +61,16 @@ VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::strin
                   fraction(j["loss_floor_ppm"], path + "/loss_floor_ppm", 0, 1e6,
                            "null (no loss verdict) or gaps (lost packets) per million packets "
                            "below which no link is lossy, above 0, at most 1e6 (1000)"));
+  if (j.contains("slow_k"))
+    c.slow_k = fraction(j["slow_k"], path + "/slow_k", 0, 1000,
+                        "how many MADs above the probes' median load/idle p99 ratio, above 0 (5)");
+  if (j.contains("slow_floor"))
+    c.slow_floor =
+        j["slow_floor"].is_null()
+            ? std::nullopt
+            : std::optional(fraction(j["slow_floor"], path + "/slow_floor", 1, 1e6,
+                                     "null (no slow-under-load verdict) or the load/idle p99 "
+                                     "ratio below which no probe is slow, above 1 (3)"));
   return c;
 }
 
@@ -69,7 +80,9 @@ nlohmann::ordered_json to_json(const VerdictCriteria& c) {
           {"port_fraction", c.port_fraction ? nlohmann::json(*c.port_fraction) : nullptr},
           {"retest", c.retest},
           {"loss_k", c.loss_k},
-          {"loss_floor_ppm", c.loss_floor_ppm ? nlohmann::json(*c.loss_floor_ppm) : nullptr}};
+          {"loss_floor_ppm", c.loss_floor_ppm ? nlohmann::json(*c.loss_floor_ppm) : nullptr},
+          {"slow_k", c.slow_k},
+          {"slow_floor", c.slow_floor ? nlohmann::json(*c.slow_floor) : nullptr}};
 }
 
 bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c) {
@@ -136,16 +149,22 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+}  // namespace
+
+double outlier_threshold(std::vector<double> x, double k, double floor) {
+  if (x.empty()) return floor;
+  const double m = median(x);
+  for (double& v : x) v = std::abs(v - m);
+  return std::max(floor, m + k * median(std::move(x)));
+}
+
+namespace {
+
 // The loss threshold of a group's links: max(floor, median + k x MAD) of their own loss figures
 // (0 with no floor: no verdict).
 double loss_threshold(const std::vector<double>& own, const VerdictCriteria& c) {
   if (!c.loss_floor_ppm) return 0;
-  if (own.empty()) return *c.loss_floor_ppm;
-  const double m = median(own);
-  std::vector<double> dev;
-  dev.reserve(own.size());
-  for (const double x : own) dev.push_back(std::abs(x - m));
-  return std::max(*c.loss_floor_ppm, m + c.loss_k * median(std::move(dev)));
+  return outlier_threshold(own, c.loss_k, *c.loss_floor_ppm);
 }
 
 // A count per million: whole above 100 ("11574"), else three digits ("0.52").

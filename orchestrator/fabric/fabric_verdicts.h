@@ -16,7 +16,8 @@
 // documents' briefs (launch/result_brief.h); the sweep runs the retests (fabric_sweep.h).
 //
 //   "fabric": {..., "verdicts": {"bw_fraction": 0.93, "lat_factor": 2.1, "port_fraction": 0.8,
-//                                "retest": true, "loss_k": 5, "loss_floor_ppm": 1000}}
+//                                "retest": true, "loss_k": 5, "loss_floor_ppm": 1000,
+//                                "slow_k": 5, "slow_floor": 3}}     (the last two: probe_verdicts.h)
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -38,6 +39,8 @@ struct VerdictCriteria {
   bool retest = true;
   double loss_k = 5;                            // MADs above the median
   std::optional<double> loss_floor_ppm = 1000;  // nullopt: no loss verdict
+  double slow_k = 5;                        // probes (probe_verdicts.h): MADs above the median
+  std::optional<double> slow_floor = 3;     // load/idle p99 ratio; nullopt: no such verdict
 };
 
 // The "verdicts" block (`path` its JSON path); absent = the defaults.
@@ -117,6 +120,9 @@ class LinkJudge {
   std::vector<std::string> why_ = {"no result"};
 };
 std::vector<LinkVerdict> judge_links(const std::vector<LinkRun>& runs, const VerdictCriteria& c);
+
+// The median-and-MAD rule's threshold over `x`: max(floor, median + k x MAD); `floor` for none.
+double outlier_threshold(std::vector<double> x, double k, double floor);
 
 // Whether `value` passes against `best` (and the port speed) under `c`.
 bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c);

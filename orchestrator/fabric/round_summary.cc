@@ -20,6 +20,45 @@ nlohmann::ordered_json spread(std::vector<double> x) {
   return {{"min", x.front()}, {"median", median}, {"max", x.back()}};
 }
 
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// Each probe's figures at each size: {"link", "server", "client", "size", "p50_ns", "p99_ns",
+// "p99_9_ns", "idle_p99_ns", "ratio"}, or {"link", "server", "client", "error"} for one that
+// failed.
+nlohmann::ordered_json probe_entries(const std::vector<RoundProbe>& probes) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const RoundProbe& p : probes) {
+    const std::string link = p.flow.client + " -> " + p.flow.server;
+    if (!p.flow.brief) {
+      out.push_back({{"link", link},
+                     {"server", p.flow.server},
+                     {"client", p.flow.client},
+                     {"error", "the probe failed"}});
+      continue;
+    }
+    for (const SizeBrief& s : p.flow.brief->sizes) {
+      nlohmann::ordered_json e = {{"link", link},
+                                  {"server", p.flow.server},
+                                  {"client", p.flow.client},
+                                  {"size", s.size},
+                                  {"p50_ns", optional_number(s.p50_ns)},
+                                  {"p99_ns", optional_number(s.p99_ns)},
+                                  {"p99_9_ns", optional_number(s.p999_ns)}};
+      const auto idle = p.idle_p99_ns.find(s.size);
+      std::optional<double> idle_p99;
+      if (idle != p.idle_p99_ns.end()) idle_p99 = idle->second;
+      e["idle_p99_ns"] = optional_number(idle_p99);
+      e["ratio"] = idle_p99 && *idle_p99 > 0 && s.p99_ns ? nlohmann::json(*s.p99_ns / *idle_p99)
+                                                         : nlohmann::json(nullptr);
+      if (!s.error.empty()) e["error"] = s.error;
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<Overlap> window_overlap(const std::vector<std::pair<double, double>>& windows) {
@@ -50,7 +89,8 @@ nlohmann::json jain_index(const std::vector<double>& x) {
 nlohmann::ordered_json round_record(const std::string& label, uint32_t index, unsigned repetition,
                                     const nlohmann::json& values,
                                     const std::vector<RoundFlowResult>& flows,
-                                    const std::string& time) {
+                                    const std::string& time,
+                                    const std::vector<RoundProbe>& probes) {
   struct SizeAgg {
     std::vector<double> gbps;
     std::vector<double> p50;
@@ -101,18 +141,21 @@ nlohmann::ordered_json round_record(const std::string& label, uint32_t index, un
     s["hosts"] = hosts;
     per_size.push_back(s);
   }
-  return {{"record", "round"},
-          {"round", label},
-          {"round_index", index},
-          {"repetition", repetition},
-          {"matrix", values},
-          {"flows", flows.size()},
-          {"ok", ok},
-          {"failed", flows.size() - ok},
-          {"sizes", per_size},
-          {"overlap_min", overlap_min},
-          {"overlap_low", !overlap_min.is_null() && overlap_min.get<double>() < kMinOverlap},
-          {"time", time}};
+  nlohmann::ordered_json record = {
+      {"record", "round"},
+      {"round", label},
+      {"round_index", index},
+      {"repetition", repetition},
+      {"matrix", values},
+      {"flows", flows.size()},
+      {"ok", ok},
+      {"failed", flows.size() - ok},
+      {"sizes", per_size},
+      {"overlap_min", overlap_min},
+      {"overlap_low", !overlap_min.is_null() && overlap_min.get<double>() < kMinOverlap},
+      {"time", time}};
+  if (!probes.empty()) record["probes"] = probe_entries(probes);
+  return record;
 }
 
 std::string round_line(const nlohmann::ordered_json& record, size_t rounds) {
@@ -131,6 +174,19 @@ std::string round_line(const nlohmann::ordered_json& record, size_t rounds) {
       line += ", p50 " + three_digits(s["p50_ns"]["median"].get<double>() / 1000) + " us (median)";
     if (s.contains("overlap"))
       line += ", overlap " + std::to_string(std::lround(s["overlap"].get<double>() * 100)) + " %";
+  }
+  if (const auto probes = record.find("probes"); probes != record.end()) {
+    std::vector<double> p99;
+    double worst = 0;
+    for (const auto& e : *probes) {
+      if (e.contains("p99_ns") && e["p99_ns"].is_number()) p99.push_back(e["p99_ns"].get<double>());
+      if (e.contains("ratio") && e["ratio"].is_number())
+        worst = std::max(worst, e["ratio"].get<double>());
+    }
+    line += "; probes " + std::to_string(p99.size()) + " of " + std::to_string(probes->size());
+    if (!p99.empty())
+      line += ", p99 " + three_digits(spread(p99)["median"].get<double>() / 1000) + " us (median)";
+    if (worst > 0) line += ", load/idle p99 up to " + three_digits(worst);
   }
   if (record.value("overlap_low", false))
     line += " - OVERLAP BELOW " + std::to_string(std::lround(kMinOverlap * 100)) +

@@ -7,6 +7,7 @@
 // its client host's clock, corrected by that host's clock offset) overlap by
 // (earliest end - latest start) / longest window, and a round below kMinOverlap is marked. Written
 // to index.jsonl as a {"record": "round"} line (orchestrator/README.md) and printed as a line.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -30,11 +31,21 @@ struct RoundFlowResult {
   double clock_uncertainty_s = 0;
 };
 
-// `label`, `index`: the round as run; `values`: its workload (matrix values).
+// A latency probe of the round (fabric_probes.h): its result, and its link's p99 in the idle
+// round by size (empty when there is none yet).
+struct RoundProbe {
+  RoundFlowResult flow;
+  std::map<uint64_t, double> idle_p99_ns;
+};
+
+// `label`, `index`: the round as run; `values`: its workload (matrix values); `flows`: the load
+// flows (in the idle probe round, the probes); `probes`: the probes, each size's p50, p99, p99.9,
+// idle p99 and load/idle ratio under "probes" (absent when there are none).
 nlohmann::ordered_json round_record(const std::string& label, uint32_t index, unsigned repetition,
                                     const nlohmann::json& values,
                                     const std::vector<RoundFlowResult>& flows,
-                                    const std::string& time);
+                                    const std::string& time,
+                                    const std::vector<RoundProbe>& probes = {});
 
 // The overlap of measurement windows (start, end): the common part (earliest end - latest
 // start, at least 0) over the longest window; nullopt for none, 1 for one.

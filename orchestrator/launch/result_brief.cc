@@ -33,7 +33,11 @@ SizeBrief size_brief(const nlohmann::json& r) {
   if (const auto e = r.find("error"); e != r.end() && !e->is_null())
     s.error = e->is_string() ? e->get<std::string>() : e->dump();
   s.gbps = number_at(r, "gbps");
-  if (const nlohmann::json* lat = object_at(r, "latency")) s.p50_ns = number_at(*lat, "p50");
+  if (const nlohmann::json* lat = object_at(r, "latency")) {
+    s.p50_ns = number_at(*lat, "p50");
+    s.p99_ns = number_at(*lat, "p99");
+    s.p999_ns = number_at(*lat, "p99_9");
+  }
   if (const nlohmann::json* w = object_at(r, "window")) {
     s.window_start_unix_s = number_at(*w, "start_unix_s");
     s.window_end_unix_s = number_at(*w, "end_unix_s");
@@ -131,6 +135,8 @@ nlohmann::json to_json(const ResultBrief& b) {
     if (!s.error.empty()) o["error"] = s.error;
     put(o, "gbps", s.gbps);
     put(o, "p50_ns", s.p50_ns);
+    put(o, "p99_ns", s.p99_ns);
+    put(o, "p999_ns", s.p999_ns);
     put(o, "window_start_unix_s", s.window_start_unix_s);
     put(o, "window_end_unix_s", s.window_end_unix_s);
     put(o, "loss_ppm", s.loss_ppm);
@@ -160,6 +166,8 @@ ResultBrief brief_from_json(const nlohmann::json& j) {
       s.error = take_text(o, "error");
       s.gbps = take(o, "gbps");
       s.p50_ns = take(o, "p50_ns");
+      s.p99_ns = take(o, "p99_ns");
+      s.p999_ns = take(o, "p999_ns");
       s.window_start_unix_s = take(o, "window_start_unix_s");
       s.window_end_unix_s = take(o, "window_end_unix_s");
       s.loss_ppm = take(o, "loss_ppm");

@@ -22,6 +22,8 @@ struct SizeBrief {
   std::string error;  // "" when the size measured
   std::optional<double> gbps;
   std::optional<double> p50_ns;
+  std::optional<double> p99_ns;   // latency mode: the tail (a fabric's probes read these)
+  std::optional<double> p999_ns;  // the document's latency.p99_9
   std::optional<double> window_start_unix_s;  // the measurement's window, on the client's clock
   std::optional<double> window_end_unix_s;
   std::optional<double> loss_ppm;  // from the size's own counter deltas (results[].counters)

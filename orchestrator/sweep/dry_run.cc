@@ -1,6 +1,7 @@
 #include "orchestrator/sweep/dry_run.h"
 
 #include <ostream>
+#include <set>
 
 #include "model/workload_fields.h"
 #include "orchestrator/agent/agent_hub.h"
@@ -58,11 +59,26 @@ void print_fabric(std::ostream& out, const FabricSpec& f) {
     if (!h.connect_address.empty()) out << ", peers connect to " << h.connect_address;
     out << "\n";
   }
+  if (f.probes) {
+    out << "probes: " << f.probes->values.dump() << ", "
+        << (f.probes->on_load_links ? "on every load flow's link"
+                                    : std::to_string(f.probes->pairs.size()) +
+                                          " named link(s), in every round")
+        << "; measured idle first (round '" << kIdleProbeRound
+        << "'), then beside each round's load\n";
+  }
   out << "rounds (flows run at the same time within a round; data goes client -> server):\n";
+  std::string last;
   for (const Round& r : f.rounds) {
     out << "  " << (r.index + 1) << "/" << f.rounds.size() << " " << r.label << ":";
     for (size_t i = 0; i < r.flows.size(); ++i)
       out << (i == 0 ? " " : ", ") << link_name(f, r.flows[i]);
+    if (f.probes && !is_idle_probe_round(r.label)) {
+      const std::vector<Flow> probes = probe_flows(*f.probes, r, unsplit_label(r.label) != last);
+      for (size_t i = 0; i < probes.size(); ++i)
+        out << (i == 0 ? "; probes " : ", ") << link_name(f, probes[i]);
+    }
+    last = unsplit_label(r.label);
     out << "\n";
   }
 }
@@ -144,6 +160,13 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   out << "\n";
   if (c.search) print_search(out, *c.search, c.draw);
   if (c.fabric) print_fabric(out, *c.fabric);
+  if (c.fabric && c.fabric->probes) {
+    std::set<std::string> notes;
+    for (const auto& work : x.combinations)
+      if (const std::string n = probe_placement_note(*c.fabric->probes, work->values);
+          !n.empty() && notes.insert(n).second)
+        out << n << "\n";
+  }
   out << "output: " << out_dir << "/<point_id>.json, " << out_dir << "/index.jsonl, " << out_dir
       << "/env/<host>.json\n";
   out << "timeout per point: " << c.timeout_s << " s; connect timeout: " << c.connect_timeout_s

@@ -195,7 +195,7 @@ TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
   std::vector<const Point*> todo;
   for (const auto& p : x.points) todo.push_back(&p);
   // Without CPU counts: one round of 3 flows per combination (write, send).
-  FabricRun run = plan_fabric_run(c, todo, {});
+  FabricRun run = plan_fabric_run(c, x, todo, {});
   ASSERT_EQ(run.groups.size(), 2u);
   EXPECT_EQ(run.groups[0].members.size(), 3u);
   EXPECT_NE(run.note.find("no host told its CPUs"), std::string::npos) << run.note;
@@ -207,7 +207,7 @@ TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
     EXPECT_EQ(run.fields(m)["fabric"]["server"], "a");
   }
   // "auto" with 2 CPUs on one host: 1 flow per host, so the round runs as 3 parts.
-  run = plan_fabric_run(c, todo, {{"a", 8}, {"b", 2}, {"c", 16}});
+  run = plan_fabric_run(c, x, todo, {{"a", 8}, {"b", 2}, {"c", 16}});
   ASSERT_EQ(run.groups.size(), 6u);
   EXPECT_EQ(run.note, "max flows per host: auto = 1 (the fewest CPUs, b: 2 CPUs, minus one)");
   EXPECT_EQ(run.fields(run.groups[1].members.at(0))["fabric"]["round"], "incast 3->host0 part 2/3");
@@ -221,11 +221,11 @@ TEST(FabricRun, GroupsPointsByRoundAndAppliesTheAutoCap) {
   const Expansion xc = expand(capped);
   std::vector<const Point*> all;
   for (const auto& p : xc.points) all.push_back(&p);
-  run = plan_fabric_run(capped, all, {{"a", 2}});
+  run = plan_fabric_run(capped, xc, all, {{"a", 2}});
   EXPECT_EQ(run.groups.size(), 2u);
   EXPECT_EQ(run.note, "max flows per host: 3");
   // Only what is still to run: a resumed round runs its missing flows.
-  run = plan_fabric_run(capped, {all[1], all[4]}, {});
+  run = plan_fabric_run(capped, xc, {all[1], all[4]}, {});
   ASSERT_EQ(run.groups.size(), 2u);
   EXPECT_EQ(run.groups[0].members.size(), 1u);
 }
@@ -240,7 +240,7 @@ TEST(FabricRun, TheAutoCapIsTheFewestCpusOfAnyHostForEveryHost) {
   const Expansion x = expand(c);
   std::vector<const Point*> todo;
   for (const auto& p : x.points) todo.push_back(&p);
-  const FabricRun run = plan_fabric_run(c, todo, {{"a", 8}, {"b", 2}, {"c", 8}});
+  const FabricRun run = plan_fabric_run(c, x, todo, {{"a", 8}, {"b", 2}, {"c", 8}});
   EXPECT_EQ(run.note, "max flows per host: auto = 1 (the fewest CPUs, b: 2 CPUs, minus one)");
   ASSERT_EQ(run.groups.size(), 4u);  // 2 parts x 2 combinations (write, send)
   for (const auto& g : run.groups) {
@@ -248,7 +248,7 @@ TEST(FabricRun, TheAutoCapIsTheFewestCpusOfAnyHostForEveryHost) {
     EXPECT_EQ(run.server_name(g.members[0]), "a");  // the 8-CPU host, capped at 1 too
   }
   // With every host at 8 CPUs the cap is 7: one round of both flows.
-  EXPECT_EQ(plan_fabric_run(c, todo, {{"a", 8}, {"b", 8}, {"c", 8}}).groups.size(), 2u);
+  EXPECT_EQ(plan_fabric_run(c, x, todo, {{"a", 8}, {"b", 8}, {"c", 8}}).groups.size(), 2u);
 
   std::map<std::string, std::unique_ptr<Launcher>> launchers;
   for (const FabricHost& h : c.fabric->hosts)

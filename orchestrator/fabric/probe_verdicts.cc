@@ -1,0 +1,164 @@
+#include "orchestrator/fabric/probe_verdicts.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "base/number_text.h"
+#include "model/workload.h"
+
+namespace rdmabench {
+namespace {
+
+std::string us(double ns) { return three_digits(ns / 1000) + " us"; }
+
+}  // namespace
+
+void ProbeJudge::add(const Point& p, const ResultBrief& brief) {
+  bool any = false;
+  for (const SizeBrief& s : brief.sizes) {
+    if (!s.error.empty() || !s.p99_ns) continue;
+    kept_.push_back({static_cast<uint32_t>(p.index), s.size, *s.p99_ns, s.p999_ns.value_or(-1)});
+    any = true;
+  }
+  if (!any) add_failed(p, brief.error.empty() ? "no p99 in its result" : brief.error);
+}
+
+std::set<uint32_t> ProbeJudge::points() const {
+  std::set<uint32_t> out;
+  for (const Kept& k : kept_) out.insert(k.point);
+  for (const auto& f : failed_) out.insert(f.first);
+  return out;
+}
+
+void ProbeJudge::add_failed(const Point& p, const std::string& error) {
+  failed_.emplace_back(static_cast<uint32_t>(p.index), error.substr(0, error.find('\n')));
+}
+
+std::vector<ProbeVerdict> ProbeJudge::finish(const Campaign& c, const Expansion& x,
+                                             const VerdictCriteria& crit, size_t& ok) const {
+  const auto round_of = [&](const Point& p) {
+    return p.round ? unsplit_label(c.fabric->rounds.at(*p.round).label) : std::string();
+  };
+  // The idle p99s: (link, size) -> (repetition -> p99).
+  std::map<std::pair<size_t, uint64_t>, std::map<unsigned, double>> idle;
+  for (const Kept& k : kept_) {
+    const Point& p = x.points.at(k.point);
+    if (p.beside == kIdleProbe) idle[{p.pair, k.size}][p.repetition] = k.p99_ns;
+  }
+  std::vector<ProbeVerdict> all;
+  std::map<std::pair<uint32_t, uint64_t>, std::vector<size_t>> groups;  // (beside, size)
+  for (const Kept& k : kept_) {
+    const Point& p = x.points.at(k.point);
+    if (p.beside == kIdleProbe) continue;
+    ProbeVerdict v;
+    v.link = c.pair_name(p.pair);
+    v.round = round_of(p);
+    v.point_id = p.id;
+    v.size = k.size;
+    v.p99_ns = k.p99_ns;
+    if (k.p999_ns >= 0) v.p999_ns = k.p999_ns;
+    const auto it = idle.find({p.pair, k.size});
+    if (it != idle.end()) {
+      const auto same = it->second.find(p.repetition);
+      v.idle_p99_ns = same != it->second.end() ? same->second : it->second.begin()->second;
+    }
+    if (v.idle_p99_ns && *v.idle_p99_ns > 0) {
+      v.ratio = k.p99_ns / *v.idle_p99_ns;
+      groups[{p.beside, k.size}].push_back(all.size());
+      v.verdict = "ok";
+    } else {
+      v.verdict = "no_idle";
+      v.why = "no idle p99 for this link and size (its idle probe failed or did not run)";
+    }
+    all.push_back(std::move(v));
+  }
+  for (const auto& [key, members] : groups) {
+    std::vector<double> ratios;
+    for (size_t i : members) ratios.push_back(*all[i].ratio);
+    const double t = crit.slow_floor ? outlier_threshold(ratios, crit.slow_k, *crit.slow_floor) : 0;
+    for (size_t i : members) {
+      ProbeVerdict& v = all[i];
+      v.threshold = t;
+      if (!crit.slow_floor || *v.ratio <= t) continue;
+      v.verdict = "slow_under_load";
+      v.why = "p99 " + us(*v.p99_ns) + " beside the load, " + us(*v.idle_p99_ns) +
+              " idle: ratio " + three_digits(*v.ratio) + " over " + three_digits(t) +
+              " (the larger of slow_floor " + three_digits(*crit.slow_floor) +
+              " and the probes' median + " + three_digits(crit.slow_k) + " MAD)";
+    }
+  }
+  for (const auto& [index, error] : failed_) {
+    const Point& p = x.points.at(index);
+    ProbeVerdict v;
+    v.link = c.pair_name(p.pair);
+    v.round = round_of(p);
+    v.point_id = p.id;
+    v.verdict = "failed";
+    v.why = error;
+    all.push_back(std::move(v));
+  }
+  std::vector<ProbeVerdict> not_ok;
+  ok = 0;
+  for (ProbeVerdict& v : all) {
+    if (v.verdict == "ok") {
+      ++ok;
+    } else {
+      not_ok.push_back(std::move(v));
+    }
+  }
+  return not_ok;
+}
+
+nlohmann::ordered_json probe_verdict_json(const std::vector<ProbeVerdict>& v, size_t ok,
+                                          const VerdictCriteria& c) {
+  std::map<std::string, size_t> counts = {{"slow_under_load", 0}, {"failed", 0}, {"no_idle", 0}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ProbeVerdict& p : v) {
+    ++counts[p.verdict];
+    nlohmann::ordered_json j = {{"link", p.link},     {"round", p.round},
+                                {"point_id", p.point_id}, {"verdict", p.verdict},
+                                {"rule", p.verdict == "slow_under_load" ? "slow_under_load" : ""},
+                                {"why", p.why}};
+    if (p.verdict != "failed") {
+      j["size"] = p.size;
+      j["p99_ns"] = p.p99_ns ? nlohmann::json(*p.p99_ns) : nullptr;
+      j["p99_9_ns"] = p.p999_ns ? nlohmann::json(*p.p999_ns) : nullptr;
+      j["idle_p99_ns"] = p.idle_p99_ns ? nlohmann::json(*p.idle_p99_ns) : nullptr;
+      j["ratio"] = p.ratio ? nlohmann::json(*p.ratio) : nullptr;
+      j["threshold"] = p.threshold;
+    }
+    list.push_back(std::move(j));
+  }
+  return {{"probed", ok + v.size()},
+          {"ok", ok},
+          {"slow_under_load", counts["slow_under_load"]},
+          {"failed", counts["failed"]},
+          {"no_idle", counts["no_idle"]},
+          {"criteria", {{"slow_k", c.slow_k},
+                        {"slow_floor", c.slow_floor ? nlohmann::json(*c.slow_floor) : nullptr}}},
+          {"not_ok", std::move(list)}};
+}
+
+std::vector<std::string> probe_verdict_lines(const std::vector<ProbeVerdict>& v, size_t ok) {
+  std::vector<std::string> lines;
+  if (v.empty() && ok == 0) return lines;
+  size_t slow = 0;
+  for (const ProbeVerdict& p : v) slow += p.verdict == "slow_under_load" ? 1 : 0;
+  lines.push_back("probes: " + std::to_string(ok + v.size()) + " beside the load, " +
+                  std::to_string(ok) + " ok, " + std::to_string(slow) + " slow under load, " +
+                  std::to_string(v.size() - slow) + " failed or without an idle figure");
+  for (const ProbeVerdict& p : v) {
+    const std::string what = p.verdict == "slow_under_load" ? "slow under load"
+                             : p.verdict == "failed"        ? "probe failed"
+                                                            : "probe without an idle figure";
+    std::string line = what + ": " + p.link + " in '" + p.round + "'";
+    if (p.verdict != "failed") line += ", " + format_size(p.size);
+    line += ": " + p.why;
+    if (p.verdict == "slow_under_load") line += " (rule slow_under_load)";
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+}  // namespace rdmabench

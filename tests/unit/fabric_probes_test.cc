@@ -1,0 +1,250 @@
+// Latency probes beside a fabric's load (orchestrator/fabric/fabric_probes.h, probe_verdicts.h):
+// the "probes" block and its errors, the idle round first, probe points with ids of their own
+// (the load's unchanged), probes joining their load's round, the round record's ratios and the
+// slow-under-load rule.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_probes.h"
+#include "orchestrator/fabric/fabric_run.h"
+#include "orchestrator/fabric/probe_verdicts.h"
+#include "orchestrator/fabric/round_summary.h"
+#include "orchestrator/launch/result_brief.h"
+#include "tests/unit/test_util.h"
+
+namespace rdmabench {
+namespace {
+
+using nlohmann::json;
+
+// Incast of degrees 1 and 2 into host a, over a, b, c.
+json incast_campaign(const json& probes) {
+  json j = json::parse(R"({"name": "probed", "matrix": {"op": ["write"], "sizes": [[65536]],
+                           "duration_s": 2},
+                           "fabric": {"hosts": ["a", "b", "c"],
+                                      "pattern": {"pattern": "incast", "degrees": [1, 2],
+                                                  "targets": [0]}}})");
+  if (!probes.is_null()) j["fabric"]["probes"] = probes;
+  return j;
+}
+
+const json kProbe = {{"workload", {{"op", "send"}, {"sizes", {8}}, {"duration_s", 1}}}};
+
+Campaign parse(const json& j) { return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench"); }
+
+std::string error_path(const json& j) {
+  return testutil::catch_config_error([&] { parse(j); }).field();
+}
+
+TEST(FabricProbes, TheIdleRoundComesFirstAndTheLoadKeepsItsIds) {
+  const Campaign plain = parse(incast_campaign(nullptr));
+  const Campaign probed = parse(incast_campaign(kProbe));
+  ASSERT_TRUE(probed.fabric->probes);
+  EXPECT_EQ(probed.fabric->probes->values["mode"], "lat");  // the probe's mode, always
+  // The idle round probes every load link once (b -> a, c -> a), then the two incast rounds.
+  ASSERT_EQ(probed.fabric->rounds.size(), 3u);
+  EXPECT_EQ(probed.fabric->rounds[0].label, kIdleProbeRound);
+  EXPECT_EQ(probed.fabric->rounds[0].flows.size(), 2u);
+  EXPECT_EQ(probed.fabric->rounds[1].index, 1u);
+  EXPECT_EQ(probed.fabric->rounds[2].label, "incast 2->host0");
+
+  const Expansion xp = expand(plain);
+  const Expansion x = expand(probed);
+  std::set<std::string> plain_ids;
+  for (const Point& p : xp.points) plain_ids.insert(p.id);
+  std::set<std::string> load_ids;
+  std::set<std::string> all_ids;
+  size_t idle = 0;
+  size_t beside = 0;
+  for (const Point& p : x.points) {
+    EXPECT_TRUE(all_ids.insert(p.id).second) << "a point id twice: " << p.id;
+    if (!p.probe()) load_ids.insert(p.id);
+    idle += p.beside == kIdleProbe ? 1 : 0;
+    beside += p.beside == 1 ? 1 : 0;
+  }
+  EXPECT_EQ(load_ids, plain_ids);  // the load's points and ids as without probes
+  EXPECT_EQ(idle, 2u);
+  EXPECT_EQ(beside, 3u);  // one probe per load flow: 1 + 2
+  // The idle probes come first in the expansion; each load round's probes after its load flows.
+  EXPECT_EQ(x.points[0].beside, kIdleProbe);
+  EXPECT_EQ(x.points[2].beside, 0u);
+  EXPECT_EQ(x.points[3].beside, 1u);
+  EXPECT_EQ(x.round_work(x.points[3]), x.points[2].work.get());
+  EXPECT_NE(x.points[3].id.find("send-rc-lat-8"), std::string::npos) << x.points[3].id;
+}
+
+TEST(FabricProbes, ProbesJoinTheirLoadsRoundUnderTheCap) {
+  const Campaign c = parse(incast_campaign(kProbe));
+  const Expansion x = expand(c);
+  std::vector<const Point*> todo;
+  for (const Point& p : x.points) todo.push_back(&p);
+  // Without CPU counts: the idle round (2 probes), then each incast round with its probes.
+  FabricRun run = plan_fabric_run(c, x, todo, {});
+  ASSERT_EQ(run.groups.size(), 3u);
+  EXPECT_EQ(run.groups[0].members.size(), 2u);
+  EXPECT_EQ(run.groups[1].members.size(), 2u);  // 1 load flow + its probe
+  EXPECT_EQ(run.groups[2].members.size(), 4u);  // 2 + 2
+  // A cap of 1 (2 CPUs): the incast of 2 and the idle round split in two; every probe stays
+  // with its load flow.
+  run = plan_fabric_run(c, x, todo, {{"a", 2}, {"b", 2}, {"c", 2}});
+  ASSERT_EQ(run.groups.size(), 5u);
+  for (const FabricRun::Group& g : run.groups) {
+    std::set<size_t> links;
+    for (const auto& m : g.members) links.insert(m.point->pair);
+    EXPECT_EQ(links.size(), 1u);  // one link each: a load flow and its probe, or one idle probe
+  }
+  // --resume: a probe left to run brings its whole round back.
+  const std::vector<const Point*> partners = with_round_partners(x, {&x.points[3]});
+  EXPECT_EQ(partners.size(), 2u);
+}
+
+TEST(FabricProbes, NamedPairsAreProbedInEveryRound) {
+  json probes = kProbe;
+  probes["links"] = json::parse(R"([["c", "b"]])");
+  const Campaign c = parse(incast_campaign(probes));
+  ASSERT_EQ(c.fabric->rounds[0].flows.size(), 1u);  // the idle round: the pair alone
+  EXPECT_EQ(c.fabric->rounds[0].flows[0], (Flow{2, 1}));
+  const Expansion x = expand(c);
+  size_t probes_beside = 0;
+  for (const Point& p : x.points) probes_beside += p.beside == 1 ? 1 : 0;
+  EXPECT_EQ(probes_beside, 2u);  // one per incast round
+  std::vector<const Point*> todo;
+  for (const Point& p : x.points) todo.push_back(&p);
+  EXPECT_EQ(plan_fabric_run(c, x, todo, {}).groups.size(), 3u);
+}
+
+TEST(FabricProbes, BadInputNamesTheField) {
+  EXPECT_EQ(error_path(incast_campaign(json{{"workload", {{"op", "send"}, {"mode", "bw"}}}})),
+            "/fabric/probes/workload/mode");
+  EXPECT_EQ(error_path(incast_campaign(json{{"workload", {{"op", {"send", "write"}}}}})),
+            "/fabric/probes/workload/op");
+  EXPECT_EQ(error_path(incast_campaign(json{{"workload", {{"op", "sendd"}}}})),
+            "/fabric/probes/workload/op");
+  EXPECT_EQ(error_path(incast_campaign(json{{"workload", {{"op", "send"}}}, {"extra", 1}})),
+            "/fabric/probes/extra");
+  EXPECT_EQ(error_path(incast_campaign(json{{"links", "load"}})), "/fabric/probes/workload");
+  json probes = kProbe;
+  probes["links"] = json::parse(R"([["a", "zz"]])");
+  EXPECT_EQ(error_path(incast_campaign(probes)), "/fabric/probes/links/0/1");
+  probes["links"] = json::parse(R"([["a", "a"]])");
+  EXPECT_EQ(error_path(incast_campaign(probes)), "/fabric/probes/links/0/1");
+  probes["links"] = json::array();
+  EXPECT_EQ(error_path(incast_campaign(probes)), "/fabric/probes/links");
+}
+
+TEST(FabricProbes, PlacementNoteSaysWhenTheyMayShareACore) {
+  const Campaign c = parse(incast_campaign(kProbe));
+  EXPECT_NE(probe_placement_note(*c.fabric->probes, json{{"op", "write"}}).find("do not both pin"),
+            std::string::npos);
+  ProbeSpec pinned = *c.fabric->probes;
+  pinned.values["cpus"] = "1";
+  EXPECT_EQ(probe_placement_note(pinned, json{{"cpus", "0"}}), "");
+  EXPECT_NE(probe_placement_note(pinned, json{{"cpus", "0-3"}}).find("CPU 1"), std::string::npos);
+}
+
+ResultBrief latency_brief(double p99) {
+  ResultBrief b;
+  b.document = true;
+  SizeBrief s;
+  s.size = 8;
+  s.p50_ns = p99 / 2;
+  s.p99_ns = p99;
+  s.p999_ns = p99 * 2;
+  b.sizes.push_back(s);
+  return b;
+}
+
+TEST(FabricProbes, TheRoundRecordCarriesEachProbesRatio) {
+  RoundFlowResult probe{"a", "b", latency_brief(30000), 0, 0};
+  RoundFlowResult failed{"a", "c", std::nullopt, 0, 0};
+  const auto record = round_record("incast 2->a", 2, 1, json{{"op", "write"}}, {}, "t",
+                                   {{probe, {{8, 10000}}}, {failed, {}}});
+  ASSERT_EQ(record["probes"].size(), 2u);
+  EXPECT_EQ(record["probes"][0]["link"], "b -> a");
+  EXPECT_DOUBLE_EQ(record["probes"][0]["ratio"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(record["probes"][0]["p99_9_ns"].get<double>(), 60000);
+  EXPECT_EQ(record["probes"][1]["error"], "the probe failed");
+  EXPECT_NE(round_line(record, 3).find("load/idle p99 up to 3"), std::string::npos)
+      << round_line(record, 3);
+  // The brief carries the tail to the controller (the agents' connection).
+  EXPECT_EQ(brief_from_json(to_json(latency_brief(30000))), latency_brief(30000));
+}
+
+TEST(FabricProbes, SlowUnderLoadIsAnOutlierOfTheLoadIdleRatios) {
+  // Pairwise over 6 hosts with probes on the load links: 30 probes beside the load.
+  json j = incast_campaign(kProbe);
+  j["fabric"]["hosts"] = {"a", "b", "c", "d", "e", "f"};
+  j["fabric"]["pattern"] = {{"pattern", "pairwise"}};
+  const Campaign c = parse(j);
+  const Expansion x = expand(c);
+  ProbeJudge judge;
+  const Point* slow = nullptr;
+  const Point* unpaired = nullptr;
+  for (const Point& p : x.points) {
+    if (p.beside == kIdleProbe) {
+      if (c.pair_name(p.pair) != "f -> e") judge.add(p, latency_brief(10000));
+    } else if (p.probe()) {
+      // Ratios 1.1 to 1.3, one link at 6, "f -> e" without its idle figure.
+      double ratio = 1.1 + 0.1 * static_cast<double>(p.index % 3);
+      if (slow == nullptr && c.pair_name(p.pair) == "b -> a") {
+        slow = &p;
+        ratio = 6;
+      }
+      if (c.pair_name(p.pair) == "f -> e") unpaired = &p;
+      judge.add(p, latency_brief(10000 * ratio));
+    }
+  }
+  ASSERT_NE(slow, nullptr);
+  ASSERT_NE(unpaired, nullptr);
+  size_t ok = 0;
+  VerdictCriteria crit;
+  std::vector<ProbeVerdict> v = judge.finish(c, x, crit, ok);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(ok, 28u);
+  std::map<std::string, ProbeVerdict> by_link;
+  for (const ProbeVerdict& p : v) by_link[p.link] = p;
+  EXPECT_EQ(by_link["b -> a"].verdict, "slow_under_load");
+  EXPECT_DOUBLE_EQ(*by_link["b -> a"].ratio, 6);
+  EXPECT_DOUBLE_EQ(by_link["b -> a"].threshold, 3);  // the floor: the others are close
+  EXPECT_EQ(by_link["f -> e"].verdict, "no_idle");
+  const std::vector<std::string> lines = probe_verdict_lines(v, ok);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0],
+            "probes: 30 beside the load, 28 ok, 1 slow under load, 1 failed or without an idle "
+            "figure");
+  EXPECT_EQ(lines[1].rfind("slow under load: b -> a in 'pairwise", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("(rule slow_under_load)"), std::string::npos) << lines[1];
+  const auto record = probe_verdict_json(v, ok, crit);
+  EXPECT_EQ(record["slow_under_load"], 1);
+  EXPECT_EQ(record["probed"], 30);
+  // No floor: no such verdict.
+  crit.slow_floor.reset();
+  v = judge.finish(c, x, crit, ok);
+  EXPECT_EQ(v.size(), 1u);
+  // A failed probe is listed as failed.
+  judge.add_failed(*slow, "timed out");
+  v = judge.finish(c, x, VerdictCriteria{}, ok);
+  EXPECT_EQ(v.back().verdict, "failed");
+  EXPECT_EQ(v.back().why, "timed out");
+}
+
+TEST(FabricProbes, VerdictCriteriaTakeTheSlowRule) {
+  const VerdictCriteria c =
+      parse_verdict_criteria(json{{"slow_k", 3}, {"slow_floor", 2.5}}, "/fabric/verdicts");
+  EXPECT_EQ(c.slow_k, 3);
+  EXPECT_EQ(c.slow_floor, 2.5);
+  EXPECT_FALSE(parse_verdict_criteria(json{{"slow_floor", nullptr}}, "/v").slow_floor);
+  EXPECT_EQ(testutil::catch_config_error([] {
+              parse_verdict_criteria(json{{"slow_floor", 0.5}}, "/v");
+            }).field(),
+            "/v/slow_floor");
+  EXPECT_DOUBLE_EQ(outlier_threshold({1, 1, 1, 10}, 5, 2), 2);
+  EXPECT_DOUBLE_EQ(outlier_threshold({1, 2, 3, 4, 100}, 1, 0), 4);  // median 3 + MAD 1
+}
+
+}  // namespace
+}  // namespace rdmabench
