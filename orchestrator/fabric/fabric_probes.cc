@@ -136,8 +136,11 @@ std::vector<Round> with_idle_probe_rounds(std::vector<Round> load, const ProbeSp
   } else {
     links = probes->pairs;
   }
+  // Idle: each probe alone on both its hosts (a cap of 1), whatever the load's cap: two probes
+  // into one server would each be the other's load.
+  (void)max_flows_per_host;
   std::vector<Round> plan;
-  RoundSplitter split(hosts, max_flows_per_host, plan);
+  RoundSplitter split(hosts, 1, plan);
   split.add(kIdleProbeRound, std::move(links));
   const auto first = static_cast<uint32_t>(plan.size());
   for (Round& r : load) {

@@ -18,7 +18,9 @@
 //           per-host cap splits).
 //
 // The plan then starts with the idle round, "probes idle": every probe link once, with no load,
-// split by the per-host cap as any round (labels "probes idle part i/m"). Each load round carries
+// and no host in two probes at once (split as a round is under a per-host cap of 1: labels
+// "probes idle part i/m"; an incast's probes into one target take one part each, a pairwise
+// fabric's as many parts as it has rounds). Each load round carries
 // its load flows and its probe flows; the cap counts the load flows only (a probe is small, and
 // it must share its load's window). Point ids: a probe's id is made as a load flow's, from its own
 // workload values and link, with the round "LABEL probe HASH" (HASH: eight hex digits of the load
@@ -53,8 +55,9 @@ inline constexpr const char* kIdleProbeRound = "probes idle";
 ProbeSpec parse_probes(const nlohmann::json& j, const std::string& path,
                        const std::vector<FabricHost>& hosts);
 
-// `load`: the load's rounds (plan_rounds). With probes, the idle round(s) first, then the load's
-// rounds, every index continuing; without, `load` as it is.
+// `load`: the load's rounds (plan_rounds). With probes, the idle round's parts first (a cap of 1,
+// whatever `max_flows_per_host`), then the load's rounds, every index continuing; without,
+// `load` as it is.
 std::vector<Round> with_idle_probe_rounds(std::vector<Round> load, const ProbeSpec* probes,
                                           uint32_t hosts, uint32_t max_flows_per_host);
 

@@ -70,7 +70,14 @@ FabricRun plan_fabric_run(const Campaign& c, const Expansion& x,
   moved.reserve(c.flow_count());
   std::map<uint32_t, uint32_t> first_part;  // planned round -> its first part as run
   for (const Round& r : rounds) {
-    const uint32_t planned = replanned ? planned_index.at(unsplit_label(r.label)) : r.index;
+    // (The idle probe round's parts are the same in both plans: their labels are their own.)
+    uint32_t planned = r.index;
+    if (replanned) {
+      auto it = planned_index.find(r.label);
+      if (it == planned_index.end()) it = planned_index.find(unsplit_label(r.label));
+      if (it == planned_index.end()) throw Error("internal: round " + r.label + " is not planned");
+      planned = it->second;
+    }
     first_part.emplace(planned, r.index);
     for (const Flow& flow : r.flows) moved.push_back({planned, flow.server, flow.client, r.index});
   }

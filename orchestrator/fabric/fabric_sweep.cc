@@ -158,7 +158,8 @@ void run_rounds(const std::vector<const Point*>& todo, const FabricSweepContext&
         for (const SizeBrief& s : outcomes[i].brief.sizes)
           if (s.p99_ns) probes.idle_p99[p.pair][s.size] = *s.p99_ns;
       if (idle_round) results.push_back(r);
-      round_probes.push_back({std::move(r), probes.idle_p99[p.pair]});
+      round_probes.push_back(
+          {std::move(r), idle_round ? std::map<uint64_t, double>{} : probes.idle_p99[p.pair]});
     }
     const nlohmann::json first = run.fields(g.members.front())["fabric"];
     const Point& lead = *g.members.front().point;

@@ -20,6 +20,11 @@
 #   4. check --fabric over the same hosts: a ring of 4 links through the agents; the traffic
 #      expectations pass on each link, 'port mtu >= 4096' fails on each host (MTU 1024): every
 #      host FAIL by its own facts, exit 8; its document exports as 20 JUnit test cases.
+#   5. probes: incast 1, 2 and 3 -> l1 (write 64K) with a send 8 B latency probe on every load
+#      link: the dry run shows the idle round first (3 parts: each probe alone), each round's probes and the placement
+#      warning; the sweep records 6 load flows, 3 idle probes and 6 probes under load, all valid;
+#      the round records carry each probe's p50/p99/p99.9, its idle p99 and their ratio; the
+#      verdict record judges the 6 probes (slow only above the floor); the summary says so.
 # Fails (never skips) without the testbed.
 set -u
 BIN=${1:?usage: fabric_sweep_test.sh RDMABENCH CHECK_RESULTS}
@@ -235,6 +240,71 @@ cases = ET.parse(sys.argv[2]).getroot().findall("./testsuite/testcase")
 assert len(cases) == len(d["expectations"]) == 20, (len(cases), len(d["expectations"]))
 assert sum(c.find("failure") is not None for c in cases) == 4
 print("check --fabric: 4 hosts FAIL by their MTU, 4 links pass, 20 test cases")
+PY
+
+step "5. probes: incast 1..3 -> l1 with a send latency probe on every load link"
+# The idle round first (3 probes, one at a time: each alone on l1), then each degree with its load flows and as many
+# probes; the cap counts the load only. Latency on the shared guest varies widely: the test
+# checks what is recorded and computed, not whether a probe is slow.
+incast_variant "$T/probes.json" fabric-probes \
+    'c["matrix"] = {"op": "write", "sizes": [[65536]], "duration_s": 1, "warmup_s": 0.5, "timeout_s": 30}
+c["fabric"]["pattern"]["degrees"] = [1, 2, 3]
+c["fabric"]["verdicts"] = {"bw_fraction": 0.05}
+c["fabric"]["probes"] = {"workload": {"op": "send", "sizes": [8], "duration_s": 1, "warmup_s": 0.5, "timeout_s": 30}}'
+"$BIN" sweep "$T/probes.json" --dry-run >"$T/pdry.out" 2>&1 || { show "$T/pdry.out"; fail "probes: the dry run exited $?"; }
+grep -q "^  1/6 probes idle part 1/3: l2 -> l1$" "$T/pdry.out" &&
+    grep -q "^  3/6 probes idle part 3/3: l4 -> l1$" "$T/pdry.out" &&
+    grep -q "^  6/6 incast 3->host0: l2 -> l1, l3 -> l1, l4 -> l1; probes l2 -> l1, l3 -> l1, l4 -> l1$" "$T/pdry.out" &&
+    grep -q "^warning: probes: the probe and the load do not both pin CPUs" "$T/pdry.out" ||
+    { show "$T/pdry.out"; fail "probes: the dry run does not show the idle round, the probes and the placement warning"; }
+"$BIN" sweep "$T/probes.json" --out "$T/p" >"$T/prun.out" 2>"$T/prun.err"
+rc=$?
+show "$T/prun.out" "$T/prun.err"
+[ "$rc" = 0 ] || fail "probes sweep exited with $rc"
+counts=$("$CHECK" "$T/p") || fail "probes results do not validate ($counts)"
+# 6 load flows, 3 idle probes, 6 probes beside the load; 6 round records and the verdicts
+[ "$counts" = "ok=15 failed=0 skipped=0 results=15 lines=22 envs=1" ] || fail "got: $counts"
+grep -q "^probes: 6 beside the load, " "$T/prun.out" || fail "probes: no probes line in the sweep's summary"
+py_check "probes: the round records, results and verdicts" "$T/p" <<'PY'
+import glob, json, sys
+d = sys.argv[1]
+kinds = {}
+for f in glob.glob(d + "/*.json"):
+    doc = json.load(open(f))
+    fab = doc["point"]["fabric"]
+    kinds.setdefault(fab.get("probe", "none"), []).append(fab["round"])
+    if "probe" in fab:
+        assert doc["workload"]["op"] == "send" and doc["workload"]["mode"] == "lat", doc["workload"]
+        assert doc["results"][0]["latency"]["p99"] > 0
+    if fab["round"] == "incast 1->host0":  # a load flow and its probe: one link, its own deltas
+        assert fab["counters_shared"] is False, fab
+assert sorted(kinds["idle"]) == ["probes idle part %d/3" % i for i in (1, 2, 3)], kinds
+assert sorted(kinds["load"]) == sorted(kinds["none"]) == ["incast 1->host0", "incast 2->host0",
+    "incast 2->host0", "incast 3->host0", "incast 3->host0", "incast 3->host0"], kinds
+rounds = [json.loads(l) for l in open(d + "/index.jsonl")]
+verdicts = [r for r in rounds if r.get("record") == "verdicts"][-1]
+rounds = [r for r in rounds if r.get("record") == "round"]
+assert [r["round"] for r in rounds] == ["probes idle part 1/3", "probes idle part 2/3",
+    "probes idle part 3/3", "incast 1->host0", "incast 2->host0", "incast 3->host0"], rounds
+idle = {p["link"]: p["p99_ns"] for r in rounds[:3] for p in r["probes"]}
+assert sorted(idle) == ["l2 -> l1", "l3 -> l1", "l4 -> l1"], rounds[:3]
+assert all(r["flows"] == 1 and r["matrix"]["op"] == "send" for r in rounds[:3]), rounds[:3]
+for degree, r in enumerate(rounds[3:], 1):
+    assert r["flows"] == degree and r["ok"] == degree and len(r["probes"]) == degree, r
+    assert r["matrix"]["op"] == "write", r["matrix"]
+    for p in r["probes"]:
+        assert p["idle_p99_ns"] == idle[p["link"]], (p, idle)
+        assert abs(p["ratio"] - p["p99_ns"] / p["idle_p99_ns"]) < 1e-9 * p["ratio"], p
+        assert p["p50_ns"] <= p["p99_ns"] <= p["p99_9_ns"], p
+pv = verdicts["probes"]
+assert pv["probed"] == 6 and pv["failed"] == 0 and pv["no_idle"] == 0, pv
+assert pv["ok"] + pv["slow_under_load"] == 6 and pv["criteria"]["slow_floor"] == 3, pv
+for p in pv["not_ok"]:
+    assert p["rule"] == "slow_under_load" and p["ratio"] > p["threshold"] >= 3, p
+ratios = {r["round"]: max(p["ratio"] for p in r["probes"]) for r in rounds[3:]}
+print("probes: idle p99 (us)", {k: round(v / 1000, 1) for k, v in idle.items()},
+      "max load/idle ratio by round", {k: round(v, 2) for k, v in ratios.items()},
+      "slow under load", pv["slow_under_load"])
 PY
 
 rm -rf "$T"

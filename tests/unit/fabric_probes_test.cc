@@ -45,12 +45,14 @@ TEST(FabricProbes, TheIdleRoundComesFirstAndTheLoadKeepsItsIds) {
   const Campaign probed = parse(incast_campaign(kProbe));
   ASSERT_TRUE(probed.fabric->probes);
   EXPECT_EQ(probed.fabric->probes->values["mode"], "lat");  // the probe's mode, always
-  // The idle round probes every load link once (b -> a, c -> a), then the two incast rounds.
-  ASSERT_EQ(probed.fabric->rounds.size(), 3u);
-  EXPECT_EQ(probed.fabric->rounds[0].label, kIdleProbeRound);
-  EXPECT_EQ(probed.fabric->rounds[0].flows.size(), 2u);
-  EXPECT_EQ(probed.fabric->rounds[1].index, 1u);
-  EXPECT_EQ(probed.fabric->rounds[2].label, "incast 2->host0");
+  // The idle round probes every load link once (b -> a, c -> a), each alone on its hosts (two
+  // parts: both probes go into a), then the two incast rounds.
+  ASSERT_EQ(probed.fabric->rounds.size(), 4u);
+  EXPECT_EQ(probed.fabric->rounds[0].label, "probes idle part 1/2");
+  EXPECT_EQ(probed.fabric->rounds[0].flows, (std::vector<Flow>{{0, 1}}));
+  EXPECT_EQ(probed.fabric->rounds[1].flows, (std::vector<Flow>{{0, 2}}));
+  EXPECT_EQ(probed.fabric->rounds[2].index, 2u);
+  EXPECT_EQ(probed.fabric->rounds[3].label, "incast 2->host0");
 
   const Expansion xp = expand(plain);
   const Expansion x = expand(probed);
@@ -82,14 +84,14 @@ TEST(FabricProbes, ProbesJoinTheirLoadsRoundUnderTheCap) {
   const Expansion x = expand(c);
   std::vector<const Point*> todo;
   for (const Point& p : x.points) todo.push_back(&p);
-  // Without CPU counts: the idle round (2 probes), then each incast round with its probes.
+  // Without CPU counts: the idle round's two parts, then each incast round with its probes.
   FabricRun run = plan_fabric_run(c, x, todo, {});
-  ASSERT_EQ(run.groups.size(), 3u);
-  EXPECT_EQ(run.groups[0].members.size(), 2u);
-  EXPECT_EQ(run.groups[1].members.size(), 2u);  // 1 load flow + its probe
-  EXPECT_EQ(run.groups[2].members.size(), 4u);  // 2 + 2
-  // A cap of 1 (2 CPUs): the incast of 2 and the idle round split in two; every probe stays
-  // with its load flow.
+  ASSERT_EQ(run.groups.size(), 4u);
+  EXPECT_EQ(run.groups[0].members.size(), 1u);
+  EXPECT_EQ(run.groups[1].members.size(), 1u);
+  EXPECT_EQ(run.groups[2].members.size(), 2u);  // 1 load flow + its probe
+  EXPECT_EQ(run.groups[3].members.size(), 4u);  // 2 + 2
+  // A cap of 1 (2 CPUs): the incast of 2 splits in two; every probe stays with its load flow.
   run = plan_fabric_run(c, x, todo, {{"a", 2}, {"b", 2}, {"c", 2}});
   ASSERT_EQ(run.groups.size(), 5u);
   for (const FabricRun::Group& g : run.groups) {
@@ -114,7 +116,7 @@ TEST(FabricProbes, NamedPairsAreProbedInEveryRound) {
   EXPECT_EQ(probes_beside, 2u);  // one per incast round
   std::vector<const Point*> todo;
   for (const Point& p : x.points) todo.push_back(&p);
-  EXPECT_EQ(plan_fabric_run(c, x, todo, {}).groups.size(), 3u);
+  EXPECT_EQ(plan_fabric_run(c, x, todo, {}).groups.size(), 3u);  // idle, then 2 load rounds
 }
 
 TEST(FabricProbes, BadInputNamesTheField) {
