@@ -105,6 +105,54 @@ Figure fairness_figure(const std::string& name, const Fairness& c, const std::st
        {"XMAX", std::to_string(max_degree + 1)}});
 }
 
+// One probe workload's incast rounds beside one load combination: target -> (degree, worst
+// probe p99 in us), with degree 0 for the idle p99 of the target's probes.
+struct ProbeIncast {
+  nlohmann::json values;  // the load's
+  std::map<std::string, std::map<long, double>> by_target;
+};
+
+// The worst p99 (ns) and idle p99 of a round's probes; nullopt when none has a figure.
+std::optional<std::pair<double, std::optional<double>>> worst_probe(const nlohmann::json& r) {
+  if (!r.contains("probes") || !r["probes"].is_array()) return std::nullopt;
+  std::optional<std::pair<double, std::optional<double>>> worst;
+  for (const auto& p : r["probes"]) {
+    const std::optional<double> p99 = json_number(p, "p99_ns");
+    if (!p99 || (worst && worst->first >= *p99)) continue;
+    worst = std::make_pair(*p99, json_number(p, "idle_p99_ns"));
+  }
+  return worst;
+}
+
+Figure probe_incast_figure(const std::string& name, const ProbeIncast& c,
+                           const std::string& format) {
+  std::string blocks, series;
+  long max_degree = 1;
+  size_t i = 0;
+  for (const auto& [target, pts] : c.by_target) {
+    blocks += (i == 0 ? "" : "\n\n") + std::string("# target ") + target + "\n";
+    for (const auto& [degree, p99_us] : pts) {
+      blocks += std::to_string(degree) + " " + format_number(p99_us) + "\n";
+      max_degree = std::max(max_degree, degree);
+    }
+    series += (i++ == 0 ? "" : ", ") + ("\"target " + gnuplot_string(target) + "\"");
+  }
+  const std::string workload = workload_name(c.values);
+  const std::string title =
+      "Latency probes under incast" + (workload.empty() ? "" : " — load " + workload);
+  return template_figure(name, "incast_probe_p99",
+                         "# rdmabench plot data of " + name + ".gp: " + title +
+                             "\n# load workload: " + describe_values(c.values) +
+                             "\n# one block per target: degree p99_us (the worst probe into it; "
+                             "degree 0: its idle p99)\n" +
+                             blocks,
+                         format, false,
+                         {{"TITLE", gnuplot_string(title)},
+                          {"NSERIES", std::to_string(c.by_target.size())},
+                          {"SERIES", series},
+                          {"XMAX", std::to_string(max_degree) + ".5"}});
+}
+
 std::string numbered(const std::string& base, size_t i) {
   return i == 0 ? base : base + "_" + std::to_string(i + 1);
 }
@@ -118,13 +166,27 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
   size_t traffic_rounds = 0;
   std::map<std::string, Fairness> fairness;  // matrix text -> its incast rounds
   std::vector<std::string> order;
+  std::map<std::string, ProbeIncast> probes;  // the load's matrix text -> its probed incasts
+  std::vector<std::string> probe_order;
   for (const nlohmann::json& r : records) {
     if (!r.is_object()) continue;
     const std::string label = json_string_or(r, "round");
+    std::smatch m;
+    if (std::regex_match(label, m, kIncast))
+      if (const auto worst = worst_probe(r)) {
+        const nlohmann::json values = r.contains("matrix") ? r["matrix"] : nlohmann::json();
+        auto [it, fresh] = probes.try_emplace(values.dump());
+        if (fresh) {
+          probe_order.push_back(it->first);
+          it->second.values = values;
+        }
+        auto& pts = it->second.by_target[m[2].str()];
+        pts[std::stol(m[1].str())] = worst->first / 1000;
+        if (worst->second) pts[0] = std::max(pts[0], *worst->second / 1000);
+      }
     if (label.find(" part ") != std::string::npos) continue;  // split by the per-host cap
     const nlohmann::json* s = largest_with_hosts(r);
     if (s == nullptr) continue;
-    std::smatch m;
     const bool incast = std::regex_match(label, m, kIncast);
     if (incast || label.rfind("all-to-all", 0) == 0) {
       if (++traffic_rounds <= kMaxHostTrafficFigures)
@@ -149,6 +211,9 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
   std::vector<Figure> out = std::move(traffic);
   for (size_t i = 0; i < order.size(); ++i)
     out.push_back(fairness_figure(numbered("incast_fairness", i), fairness.at(order[i]), format));
+  for (size_t i = 0; i < probe_order.size(); ++i)
+    out.push_back(probe_incast_figure(numbered("incast_probe_p99", i), probes.at(probe_order[i]),
+                                      format));
   return out;
 }
 

@@ -76,6 +76,44 @@ TEST(RoundFigures, NoneForPairwiseOrLatencyOrMalformedRecords) {
                   .empty());
 }
 
+// A latency probe's brief: p99 `p99_us` at 8 bytes.
+RoundProbe probe(const std::string& client, const std::string& server, double p99_us,
+                 double idle_us) {
+  ResultBrief b;
+  b.document = true;
+  SizeBrief s;
+  s.size = 8;
+  s.p99_ns = p99_us * 1000;
+  b.sizes.push_back(s);
+  return {{server, client, b, 0, 0}, {{8, idle_us * 1000}}};
+}
+
+TEST(RoundFigures, ProbeP99AgainstTheIncastDegreePerTarget) {
+  std::vector<json> r;
+  for (int degree = 1; degree <= 3; ++degree) {
+    std::vector<RoundFlowResult> load;
+    std::vector<RoundProbe> probes;
+    for (int c = 1; c <= degree; ++c) {
+      load.push_back(flow("h" + std::to_string(c), "h0", 4));
+      probes.push_back(probe("h" + std::to_string(c), "h0", 10.0 * degree * c, 5));
+    }
+    r.push_back(json::parse(
+        round_record("incast " + std::to_string(degree) + "->host0", 0, 1, kValues, load, "t",
+                     probes)
+            .dump()));
+  }
+  r.push_back(record("incast 1->host1", {flow("h2", "h1", 5)}));  // no probes: no point
+  std::ostringstream notes;
+  const std::vector<Figure> figs = round_figures(r, "png", notes);
+  ASSERT_EQ(figs.back().name, "incast_probe_p99");
+  // The worst probe per degree (degree x the last client's 10 us x degree), the idle at 0.
+  EXPECT_NE(figs.back().data.find("# target host0\n0 5\n1 10\n2 40\n3 90\n"), std::string::npos)
+      << figs.back().data;
+  EXPECT_EQ(figs.back().data.find("host1"), std::string::npos) << figs.back().data;
+  EXPECT_NE(figs.back().script.find("Latency probes under incast — load write"),
+            std::string::npos);
+}
+
 TEST(RoundFigures, PlotOfAFolderRendersThemWithGnuplot) {
   TempDir t;
   const fs::path dir = t.path() / "fab";
@@ -85,13 +123,17 @@ TEST(RoundFigures, PlotOfAFolderRendersThemWithGnuplot) {
   write_text(dir / "f.json", doc.dump());
   std::string index;
   for (const json& r : records()) index += r.dump() + "\n";
+  index += round_record("incast 1->host0", 0, 1, kValues, {flow("h1", "h0", 5)}, "t",
+                        {probe("h1", "h0", 20, 10)})
+               .dump() +
+           "\n";
   write_text(dir / "index.jsonl", index);
   PlotOptions opt;
   opt.inputs = {dir.string()};
   opt.out_dir = (t.path() / "plots").string();
   std::ostringstream notes;
   run_plot(opt, notes);
-  for (const char* name : {"host_traffic_3.png", "incast_fairness.png"}) {
+  for (const char* name : {"host_traffic_3.png", "incast_fairness.png", "incast_probe_p99.png"}) {
     const fs::path png = t.path() / "plots" / name;
     ASSERT_TRUE(fs::exists(png)) << name;
     EXPECT_EQ(read_text(png).substr(1, 3), "PNG") << name;
