@@ -99,6 +99,31 @@ FabricVerdicts fabric_verdicts(const nlohmann::json& record) {
           if (r.is_string()) row.rules += (row.rules.empty() ? "" : ", ") + r.get<std::string>();
       v.not_ok.push_back(std::move(row));
     }
+  if (record.contains("probes") && record["probes"].is_object()) {
+    const nlohmann::json& p = record["probes"];
+    v.probed = json_integer_or(p, "probed");
+    v.probes_ok = json_integer_or(p, "ok");
+    if (p.contains("criteria") && p["criteria"].is_object())
+      if (auto f = json_number(p["criteria"], "slow_floor"))
+        v.probe_criteria = "load/idle p99 above " + g(*f) + " and the probes' median + " +
+                           g(json_number(p["criteria"], "slow_k").value_or(5)) + " MAD";
+    if (p.contains("not_ok") && p["not_ok"].is_array())
+      for (const auto& e : p["not_ok"]) {
+        if (!e.is_object()) continue;
+        ProbeRow row;
+        row.link = json_string_or(e, "link");
+        row.round = json_string_or(e, "round");
+        row.verdict = json_string_or(e, "verdict");
+        row.why = json_string_or(e, "why");
+        row.size =
+            e.contains("size") && e["size"].is_number_unsigned() ? e["size"].get<uint64_t>() : 0;
+        if (auto x = json_number(e, "p99_ns")) row.p99_us = *x / 1000;
+        if (auto x = json_number(e, "idle_p99_ns")) row.idle_p99_us = *x / 1000;
+        row.ratio = json_number(e, "ratio");
+        row.threshold = json_number(e, "threshold");
+        v.probes.push_back(std::move(row));
+      }
+  }
   return v;
 }
 

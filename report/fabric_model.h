@@ -32,11 +32,23 @@ struct VerdictRow {
   std::optional<double> loss_ppm;  // the link's own loss figure (counters), when it had one
 };
 
+// A latency probe that is not ok (the verdict record's probes.not_ok: probe_verdicts.h).
+struct ProbeRow {
+  std::string link, round, verdict, why;
+  uint64_t size = 0;
+  std::optional<double> p99_us, idle_p99_us, ratio, threshold;
+};
+
 struct FabricVerdicts {
   std::string criteria;  // "bw below 0.93 of the best, p50 above 2.1x the best, ..."
   long judged = 0;
   std::map<std::string, long> counts;  // verdict -> links
   std::vector<VerdictRow> not_ok;
+  // Latency probes, when the fabric had them: how many, how many ok, the rule, and those not ok.
+  std::optional<long> probed;
+  long probes_ok = 0;
+  std::string probe_criteria;
+  std::vector<ProbeRow> probes;
 };
 
 // The rows of round records (in order).

@@ -249,6 +249,25 @@ std::string opt_num(const std::optional<double>& v) {
   return "<td class=\"num\">" + (v ? num(*v) : std::string("&mdash;")) + "</td>";
 }
 
+// The latency probes' verdicts (probe_verdicts.h): the counts, then each probe not ok.
+void probe_table(std::string& h, const FabricVerdicts& v) {
+  h += "<h3>Latency probes</h3>\n<p class=\"probe-counts\">" + std::to_string(*v.probed) +
+       " probe(s) beside the load, each against its link's idle p99 (slow under load: " +
+       or_dash(v.probe_criteria) + "): <span class=\"ok\">" + std::to_string(v.probes_ok) +
+       " ok</span>, " + std::to_string(v.probes.size()) + " not ok.</p>\n";
+  if (v.probes.empty()) return;
+  h += "<table class=\"probes\"><thead><tr><th>link (client &rarr; server)</th><th>verdict</th>"
+       "<th>round</th><th>size</th><th>p99 &micro;s under load</th><th>p99 &micro;s idle</th>"
+       "<th>load/idle</th><th>threshold</th><th>why</th></tr></thead><tbody>\n";
+  for (const ProbeRow& r : v.probes)
+    h += "<tr class=\"probe\" data-link=\"" + esc(r.link) + "\"><td><code>" + esc(r.link) +
+         "</code></td><td class=\"bad\">" + or_dash(r.verdict) + "</td><td>" + or_dash(r.round) +
+         "</td><td class=\"num\">" + esc(format_size(r.size)) + "</td>" + opt_num(r.p99_us) +
+         opt_num(r.idle_p99_us) + opt_num(r.ratio) + opt_num(r.threshold) + "<td>" +
+         or_dash(r.why) + "</td></tr>\n";
+  h += "</tbody></table>\n";
+}
+
 // A fabric campaign: the verdicts (counts, then each link that is not ok) and the rounds.
 void fabric_section(std::string& h, const ReportModel& m) {
   if (!m.verdicts && m.rounds.empty()) return;
@@ -279,6 +298,7 @@ void fabric_section(std::string& h, const ReportModel& m) {
              or_dash(r.rules) + "</td><td>" + or_dash(r.why) + "</td></tr>\n";
       h += "</tbody></table>\n";
     }
+    if (v.probed) probe_table(h, v);
   }
   if (!m.rounds.empty()) {
     h += "<h3>Rounds (" + std::to_string(m.rounds.size()) +

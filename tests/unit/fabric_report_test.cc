@@ -9,6 +9,7 @@
 
 #include "model/campaign_index.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
+#include "orchestrator/fabric/probe_verdicts.h"
 #include "orchestrator/fabric/round_summary.h"
 #include "report/link_matrix.h"
 #include "report/plot.h"
@@ -76,7 +77,19 @@ void write_fabric_folder(const fs::path& dir) {
     x.value = 3.0;
     x.best = 33.0;
   }
-  index += verdict_record(v, VerdictCriteria{}, "2026-11-25T00:00:00Z").dump() + "\n";
+  auto record = verdict_record(v, VerdictCriteria{}, "2026-11-25T00:00:00Z");
+  ProbeVerdict slow;  // a latency probe beside the load, 6 times its idle p99
+  slow.link = "h3 -> h1";
+  slow.round = "incast 2->host0";
+  slow.size = 8;
+  slow.p99_ns = 60000;
+  slow.idle_p99_ns = 10000;
+  slow.ratio = 6;
+  slow.threshold = 3;
+  slow.verdict = "slow_under_load";
+  slow.why = "p99 60 us beside the load, 10 us idle";
+  record["probes"] = probe_verdict_json({slow}, 5, VerdictCriteria{});
+  index += record.dump() + "\n";
   json flow = doc;
   flow["results"] = json::array({doc["results"][10]});
   index += round_record("pairwise 1/3", 0, 1, kValues,
@@ -212,6 +225,15 @@ TEST(FabricReport, VerdictsRoundsAndTheMatrixAreInThePage) {
   EXPECT_EQ(html.find("data-link=\"h1 -&gt; h2\""), std::string::npos) << "an ok link is listed";
   EXPECT_NE(html.find("<tr class=\"round\"><td>pairwise 1/3</td>"), std::string::npos);
   EXPECT_NE(html.find("Link matrix: every link of the fabric"), std::string::npos);
+  // The probes: 6 beside the load, 5 ok, the slow one listed with its figures.
+  EXPECT_NE(html.find("6 probe(s) beside the load, each against its link's idle p99 (slow under "
+                      "load: load/idle p99 above 3 and the probes&#39; median + 5 MAD)"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr class=\"probe\" data-link=\"h3 -&gt; h1\"><td><code>h3 -&gt; h1</code>"
+                      "</td><td class=\"bad\">slow_under_load</td><td>incast 2-&gt;host0</td>"),
+            std::string::npos)
+      << html;
 }
 
 }  // namespace
