@@ -212,8 +212,8 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
   for (size_t i = 0; i < order.size(); ++i)
     out.push_back(fairness_figure(numbered("incast_fairness", i), fairness.at(order[i]), format));
   for (size_t i = 0; i < probe_order.size(); ++i)
-    out.push_back(probe_incast_figure(numbered("incast_probe_p99", i), probes.at(probe_order[i]),
-                                      format));
+    out.push_back(
+        probe_incast_figure(numbered("incast_probe_p99", i), probes.at(probe_order[i]), format));
   return out;
 }
 

@@ -316,8 +316,8 @@ Expansion expand(const Campaign& c) {
   if (c.fabric)
     for (const Round& r : c.fabric->rounds) round_labels.push_back(unsplit_label(r.label));
   const size_t combos = c.combinations();
-  x.points.reserve((c.fabric ? fabric_points_per_combination(*c.fabric) : c.flow_count()) *
-                   combos * c.repetitions);
+  x.points.reserve((c.fabric ? fabric_points_per_combination(*c.fabric) : c.flow_count()) * combos *
+                   c.repetitions);
   // What a combination's points share, made once for all its flows and repetitions.
   std::vector<std::shared_ptr<const PointWorkload>> works;
   std::vector<PointIds> ids;

@@ -107,7 +107,7 @@ struct Expansion {
   // probes, each repetition starts with the idle round's probes, and each load round's probes
   // follow its load flows).
   std::vector<Point> points;
-  size_t excluded = 0;  // dropped by `exclude`
+  size_t excluded = 0;                                             // dropped by `exclude`
   std::vector<std::shared_ptr<const PointWorkload>> combinations;  // by combination index
 
   // The workload a point's round is run for: its own, or for a probe beside a load, the load's

@@ -47,7 +47,8 @@ uint32_t probe_host(const nlohmann::json& v, const std::string& path,
   if (v.is_string())
     for (size_t i = 0; i < hosts.size(); ++i)
       if (hosts[i].name == v.get<std::string>()) return static_cast<uint32_t>(i);
-  if (is_uint(v) && v.get<uint64_t>() < hosts.size()) return static_cast<uint32_t>(v.get<uint64_t>());
+  if (is_uint(v) && v.get<uint64_t>() < hosts.size())
+    return static_cast<uint32_t>(v.get<uint64_t>());
   std::string names;
   for (const FabricHost& h : hosts) names += (names.empty() ? "" : ", ") + h.name;
   throw ConfigError(path, brief_json(v),

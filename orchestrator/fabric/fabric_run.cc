@@ -100,8 +100,8 @@ FabricRun plan_fabric_run(const Campaign& c, const Expansion& x,
     } else {
       throw Error("internal: point " + p->id + " is in no round of the plan");
     }
-    auto [it, fresh] =
-        group_of.emplace(std::make_tuple(p->repetition, index, x.round_work(*p)), run.groups.size());
+    auto [it, fresh] = group_of.emplace(std::make_tuple(p->repetition, index, x.round_work(*p)),
+                                        run.groups.size());
     if (fresh) run.groups.emplace_back();
     run.groups[it->second].members.push_back({p, flow.server, flow.client, index});
   }

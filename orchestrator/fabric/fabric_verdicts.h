@@ -17,7 +17,8 @@
 //
 //   "fabric": {..., "verdicts": {"bw_fraction": 0.93, "lat_factor": 2.1, "port_fraction": 0.8,
 //                                "retest": true, "loss_k": 5, "loss_floor_ppm": 1000,
-//                                "slow_k": 5, "slow_floor": 3}}     (the last two: probe_verdicts.h)
+//                                "slow_k": 5, "slow_floor": 3}}     (the last two:
+//                                probe_verdicts.h)
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -39,8 +40,8 @@ struct VerdictCriteria {
   bool retest = true;
   double loss_k = 5;                            // MADs above the median
   std::optional<double> loss_floor_ppm = 1000;  // nullopt: no loss verdict
-  double slow_k = 5;                        // probes (probe_verdicts.h): MADs above the median
-  std::optional<double> slow_floor = 3;     // load/idle p99 ratio; nullopt: no such verdict
+  double slow_k = 5;                            // probes (probe_verdicts.h): MADs above the median
+  std::optional<double> slow_floor = 3;         // load/idle p99 ratio; nullopt: no such verdict
 };
 
 // The "verdicts" block (`path` its JSON path); absent = the defaults.

@@ -82,10 +82,10 @@ std::vector<ProbeVerdict> ProbeJudge::finish(const Campaign& c, const Expansion&
       v.threshold = t;
       if (!crit.slow_floor || *v.ratio <= t) continue;
       v.verdict = "slow_under_load";
-      v.why = "p99 " + us(*v.p99_ns) + " beside the load, " + us(*v.idle_p99_ns) +
-              " idle: ratio " + three_digits(*v.ratio) + " over " + three_digits(t) +
-              " (the larger of slow_floor " + three_digits(*crit.slow_floor) +
-              " and the probes' median + " + three_digits(crit.slow_k) + " MAD)";
+      v.why = "p99 " + us(*v.p99_ns) + " beside the load, " + us(*v.idle_p99_ns) + " idle: ratio " +
+              three_digits(*v.ratio) + " over " + three_digits(t) + " (the larger of slow_floor " +
+              three_digits(*crit.slow_floor) + " and the probes' median + " +
+              three_digits(crit.slow_k) + " MAD)";
     }
   }
   for (const auto& [index, error] : failed_) {
@@ -116,8 +116,10 @@ nlohmann::ordered_json probe_verdict_json(const std::vector<ProbeVerdict>& v, si
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const ProbeVerdict& p : v) {
     ++counts[p.verdict];
-    nlohmann::ordered_json j = {{"link", p.link},     {"round", p.round},
-                                {"point_id", p.point_id}, {"verdict", p.verdict},
+    nlohmann::ordered_json j = {{"link", p.link},
+                                {"round", p.round},
+                                {"point_id", p.point_id},
+                                {"verdict", p.verdict},
                                 {"rule", p.verdict == "slow_under_load" ? "slow_under_load" : ""},
                                 {"why", p.why}};
     if (p.verdict != "failed") {
@@ -135,8 +137,9 @@ nlohmann::ordered_json probe_verdict_json(const std::vector<ProbeVerdict>& v, si
           {"slow_under_load", counts["slow_under_load"]},
           {"failed", counts["failed"]},
           {"no_idle", counts["no_idle"]},
-          {"criteria", {{"slow_k", c.slow_k},
-                        {"slow_floor", c.slow_floor ? nlohmann::json(*c.slow_floor) : nullptr}}},
+          {"criteria",
+           {{"slow_k", c.slow_k},
+            {"slow_floor", c.slow_floor ? nlohmann::json(*c.slow_floor) : nullptr}}},
           {"not_ok", std::move(list)}};
 }
 

@@ -61,9 +61,9 @@ void print_fabric(std::ostream& out, const FabricSpec& f) {
   }
   if (f.probes) {
     out << "probes: " << f.probes->values.dump() << ", "
-        << (f.probes->on_load_links ? "on every load flow's link"
-                                    : std::to_string(f.probes->pairs.size()) +
-                                          " named link(s), in every round")
+        << (f.probes->on_load_links
+                ? "on every load flow's link"
+                : std::to_string(f.probes->pairs.size()) + " named link(s), in every round")
         << "; measured idle first (round '" << kIdleProbeRound
         << "'), then beside each round's load\n";
   }

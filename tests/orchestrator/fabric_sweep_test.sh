@@ -257,15 +257,15 @@ grep -q "^  1/6 probes idle part 1/3: l2 -> l1$" "$T/pdry.out" &&
     grep -q "^  6/6 incast 3->host0: l2 -> l1, l3 -> l1, l4 -> l1; probes l2 -> l1, l3 -> l1, l4 -> l1$" "$T/pdry.out" &&
     grep -q "^warning: probes: the probe and the load do not both pin CPUs" "$T/pdry.out" ||
     { show "$T/pdry.out"; fail "probes: the dry run does not show the idle round, the probes and the placement warning"; }
-"$BIN" sweep "$T/probes.json" --out "$T/p" >"$T/prun.out" 2>"$T/prun.err"
+"$BIN" sweep "$T/probes.json" --out "$T/probes" >"$T/prun.out" 2>"$T/prun.err"
 rc=$?
 show "$T/prun.out" "$T/prun.err"
 [ "$rc" = 0 ] || fail "probes sweep exited with $rc"
-counts=$("$CHECK" "$T/p") || fail "probes results do not validate ($counts)"
+counts=$("$CHECK" "$T/probes") || fail "probes results do not validate ($counts)"
 # 6 load flows, 3 idle probes, 6 probes beside the load; 6 round records and the verdicts
 [ "$counts" = "ok=15 failed=0 skipped=0 results=15 lines=22 envs=1" ] || fail "got: $counts"
 grep -q "^probes: 6 beside the load, " "$T/prun.out" || fail "probes: no probes line in the sweep's summary"
-py_check "probes: the round records, results and verdicts" "$T/p" <<'PY'
+py_check "probes: the round records, results and verdicts" "$T/probes" <<'PY'
 import glob, json, sys
 d = sys.argv[1]
 kinds = {}
@@ -306,6 +306,11 @@ print("probes: idle p99 (us)", {k: round(v / 1000, 1) for k, v in idle.items()},
       "max load/idle ratio by round", {k: round(v, 2) for k, v in ratios.items()},
       "slow under load", pv["slow_under_load"])
 PY
+"$BIN" plot "$T/probes" --out "$T/pplots" >"$T/pplot.out" 2>&1 || { show "$T/pplot.out"; fail "probes: plot"; }
+[ -s "$T/pplots/incast_probe_p99.png" ] && grep -q "^# target host0$" "$T/pplots/incast_probe_p99.gp" ||
+    { ls "$T/pplots"; fail "probes: plot drew no incast_probe_p99 figure"; }
+"$BIN" report "$T/probes" -o "$T/probes.html" >"$T/preport.out" 2>&1 || { show "$T/preport.out"; fail "probes: report"; }
+grep -q "6 probe(s) beside the load" "$T/probes.html" || fail "probes: the report has no Latency probes section"
 
 rm -rf "$T"
 echo "fabric sweeps: ok"

@@ -2,6 +2,8 @@
 // the "probes" block and its errors, the idle round first, probe points with ids of their own
 // (the load's unchanged), probes joining their load's round, the round record's ratios and the
 // slow-under-load rule.
+#include "orchestrator/fabric/fabric_probes.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,7 +11,6 @@
 #include <string>
 
 #include "orchestrator/campaign/campaign.h"
-#include "orchestrator/fabric/fabric_probes.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/probe_verdicts.h"
 #include "orchestrator/fabric/round_summary.h"

@@ -97,10 +97,9 @@ TEST(RoundFigures, ProbeP99AgainstTheIncastDegreePerTarget) {
       load.push_back(flow("h" + std::to_string(c), "h0", 4));
       probes.push_back(probe("h" + std::to_string(c), "h0", 10.0 * degree * c, 5));
     }
-    r.push_back(json::parse(
-        round_record("incast " + std::to_string(degree) + "->host0", 0, 1, kValues, load, "t",
-                     probes)
-            .dump()));
+    r.push_back(json::parse(round_record("incast " + std::to_string(degree) + "->host0", 0, 1,
+                                         kValues, load, "t", probes)
+                                .dump()));
   }
   r.push_back(record("incast 1->host1", {flow("h2", "h1", 5)}));  // no probes: no point
   std::ostringstream notes;
@@ -110,8 +109,7 @@ TEST(RoundFigures, ProbeP99AgainstTheIncastDegreePerTarget) {
   EXPECT_NE(figs.back().data.find("# target host0\n0 5\n1 10\n2 40\n3 90\n"), std::string::npos)
       << figs.back().data;
   EXPECT_EQ(figs.back().data.find("host1"), std::string::npos) << figs.back().data;
-  EXPECT_NE(figs.back().script.find("Latency probes under incast — load write"),
-            std::string::npos);
+  EXPECT_NE(figs.back().script.find("Latency probes under incast — load write"), std::string::npos);
 }
 
 TEST(RoundFigures, PlotOfAFolderRendersThemWithGnuplot) {
