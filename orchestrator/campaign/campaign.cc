@@ -295,33 +295,34 @@ std::string Campaign::pair_name(size_t i) const {
   return fabric ? link_name(*fabric, links.at(i)) : pairs.at(i).name;
 }
 
-Expansion expand(const Campaign& c) {
-  Expansion x;
-  // Fabric: (server, client) -> link index, sorted for lookup.
-  std::vector<std::pair<uint64_t, uint32_t>> link_index;
-  const uint64_t n = c.fabric ? c.fabric->hosts.size() : 0;
-  if (c.fabric) {
-    link_index.reserve(c.links.size());
+namespace {
+
+// A fabric's (server, client) -> link index, sorted for lookup.
+class LinkIndex {
+ public:
+  explicit LinkIndex(const Campaign& c) : n_(c.fabric ? c.fabric->hosts.size() : 0) {
+    index_.reserve(c.links.size());
     for (size_t i = 0; i < c.links.size(); ++i)
-      link_index.emplace_back(c.links[i].server * n + c.links[i].client, static_cast<uint32_t>(i));
-    std::sort(link_index.begin(), link_index.end());
+      index_.emplace_back(c.links[i].server * n_ + c.links[i].client, static_cast<uint32_t>(i));
+    std::sort(index_.begin(), index_.end());
   }
-  auto link_of = [&](const Flow& f) {
-    const auto it = std::lower_bound(link_index.begin(), link_index.end(),
-                                     std::pair<uint64_t, uint32_t>{f.server * n + f.client, 0});
+  size_t of(const Flow& f) const {
+    const auto it = std::lower_bound(index_.begin(), index_.end(),
+                                     std::pair<uint64_t, uint32_t>{f.server * n_ + f.client, 0});
     return static_cast<size_t>(it->second);
-  };
-  // Round labels before any cap split, once per round.
-  std::vector<std::string> round_labels;
-  if (c.fabric)
-    for (const Round& r : c.fabric->rounds) round_labels.push_back(unsplit_label(r.label));
-  const size_t combos = c.combinations();
-  x.points.reserve((c.fabric ? fabric_points_per_combination(*c.fabric) : c.flow_count()) * combos *
-                   c.repetitions);
-  // What a combination's points share, made once for all its flows and repetitions.
+  }
+
+ private:
+  uint64_t n_;
+  std::vector<std::pair<uint64_t, uint32_t>> index_;
+};
+
+// What each combination's points share, made once for all its flows and repetitions, and their
+// ids' common part.
+std::vector<std::shared_ptr<const PointWorkload>> combination_works(const Campaign& c,
+                                                                    std::vector<PointIds>& ids) {
   std::vector<std::shared_ptr<const PointWorkload>> works;
-  std::vector<PointIds> ids;
-  for (size_t k = 0; k < combos; ++k) {
+  for (size_t k = 0; k < c.combinations(); ++k) {
     auto work = std::make_shared<PointWorkload>();
     work->values = c.combination(k);
     if (c.search) {
@@ -337,6 +338,24 @@ Expansion expand(const Campaign& c) {
     ids.emplace_back(work->values);
     works.push_back(std::move(work));
   }
+  return works;
+}
+
+}  // namespace
+
+Expansion expand(const Campaign& c) {
+  Expansion x;
+  const LinkIndex links(c);
+  auto link_of = [&links](const Flow& f) { return links.of(f); };
+  // Round labels before any cap split, once per round.
+  std::vector<std::string> round_labels;
+  if (c.fabric)
+    for (const Round& r : c.fabric->rounds) round_labels.push_back(unsplit_label(r.label));
+  const size_t combos = c.combinations();
+  x.points.reserve((c.fabric ? fabric_points_per_combination(*c.fabric) : c.flow_count()) * combos *
+                   c.repetitions);
+  std::vector<PointIds> ids;
+  const std::vector<std::shared_ptr<const PointWorkload>> works = combination_works(c, ids);
   std::optional<PointIds> probe_ids;
   std::shared_ptr<PointWorkload> probe_work;
   if (c.fabric && c.fabric->probes) {

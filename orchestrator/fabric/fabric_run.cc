@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -23,36 +24,48 @@ std::vector<const Point*> with_round_partners(const Expansion& x,
   return out;
 }
 
+namespace {
+
+// The cap to plan again with ("auto": the fewest CPUs of any host, minus one), nullopt when the
+// campaign's own plan stands (an explicit cap, or no host told its CPUs); `note` says which.
+std::optional<uint32_t> cap_of(const FabricSpec& f,
+                               const std::map<std::string, unsigned>& host_cpus,
+                               std::string& note) {
+  if (f.max_flows_per_host) {
+    note = "max flows per host: " + std::to_string(*f.max_flows_per_host);
+    return std::nullopt;
+  }
+  uint32_t cap = std::numeric_limits<uint32_t>::max();
+  std::string where;
+  for (const FabricHost& h : f.hosts) {
+    auto it = host_cpus.find(h.spec.host);
+    if (it == host_cpus.end()) continue;
+    const uint32_t mine = it->second > 1 ? it->second - 1 : 1;
+    if (mine < cap) {
+      cap = mine;
+      where = h.name + ": " + std::to_string(it->second) + " CPUs";
+    }
+  }
+  if (where.empty()) {
+    note = "max flows per host: auto, but no host told its CPUs: rounds not split";
+    return std::nullopt;
+  }
+  note = "max flows per host: auto = " + std::to_string(cap) + " (the fewest CPUs, " + where +
+         ", minus one)";
+  return cap;
+}
+
+}  // namespace
+
 FabricRun plan_fabric_run(const Campaign& c, const Expansion& x,
                           const std::vector<const Point*>& todo,
                           const std::map<std::string, unsigned>& host_cpus) {
   const FabricSpec& f = *c.fabric;
   FabricRun run;
   std::vector<Round> rounds = f.rounds;
-  bool replanned = false;
-  if (f.max_flows_per_host) {
-    run.note = "max flows per host: " + std::to_string(*f.max_flows_per_host);
-  } else {
-    uint32_t cap = std::numeric_limits<uint32_t>::max();
-    std::string where;
-    for (const FabricHost& h : f.hosts) {
-      auto it = host_cpus.find(h.spec.host);
-      if (it == host_cpus.end()) continue;
-      const uint32_t mine = it->second > 1 ? it->second - 1 : 1;
-      if (mine < cap) {
-        cap = mine;
-        where = h.name + ": " + std::to_string(it->second) + " CPUs";
-      }
-    }
-    if (where.empty()) {
-      run.note = "max flows per host: auto, but no host told its CPUs: rounds not split";
-    } else {
-      run.note = "max flows per host: auto = " + std::to_string(cap) + " (the fewest CPUs, " +
-                 where + ", minus one)";
-      rounds = plan_fabric(f, cap);
-      replanned = true;
-    }
-  }
+  const std::optional<uint32_t> cap = cap_of(f, host_cpus, run.note);
+  const bool replanned = cap.has_value();
+  if (cap) rounds = plan_fabric(f, *cap);
   run.rounds = rounds.size();
   run.pattern = fabric_pattern_name(f.pattern.kind);
   for (const FabricHost& h : f.hosts) run.host_names.push_back(h.name);
