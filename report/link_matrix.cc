@@ -18,7 +18,8 @@ namespace {
 
 // How bad a verdict is, for the worst of several sizes.
 int severity(const std::string& verdict) {
-  if (verdict == "bad") return 5;
+  if (verdict == "bad") return 6;
+  if (verdict == "slow_under_load") return 5;
   if (verdict == "lossy") return 4;
   if (verdict == "failed") return 3;
   if (verdict == "congested") return 2;
@@ -31,16 +32,43 @@ std::string mark_text(const std::string& verdict) {
   if (verdict == "lossy") return "LOSSY";
   if (verdict == "failed") return "FAILED";
   if (verdict == "congested") return "congested";
+  if (verdict == "slow_under_load") return "SLOW";
   return verdict;
 }
 
-// One combination's flows: link -> its documents.
+// One combination's flows: link -> its documents (for latency probes, those beside the load; the
+// idle ones in `idle`).
 struct Combination {
   nlohmann::json values;  // the point's matrix values
   Mode mode = Mode::kBw;
   std::map<std::pair<std::string, std::string>, std::vector<const ResultFile*>> links;  // (c, s)
+  std::map<std::pair<std::string, std::string>, std::vector<const ResultFile*>> idle;
   std::set<std::string> hosts;
 };
+
+// The marks of the probes (the verdict record's probes.not_ok) are keyed by this combination.
+const char* const kProbeMarks = "probes";
+
+// A run's p99 (ns) at `size`; nullopt when it has none.
+std::optional<double> p99_at(const ResultFile& r, uint64_t size) {
+  for (const SizeResult& s : r.run.results)
+    if (s.size == size && s.error.empty() && s.latency && std::isfinite(s.latency->summary.p99))
+      return s.latency->summary.p99;
+  return std::nullopt;
+}
+
+// A probed link's load/idle figure at `size`: its worst p99 beside the load over its idle p99
+// (the lowest of its idle runs); nullopt without both.
+std::optional<double> probe_ratio_at(const std::vector<const ResultFile*>& load,
+                                     const std::vector<const ResultFile*>& idle, uint64_t size) {
+  std::optional<double> worst, quiet;
+  for (const ResultFile* r : load)
+    if (const auto v = p99_at(*r, size); v && (!worst || *v > *worst)) worst = v;
+  for (const ResultFile* r : idle)
+    if (const auto v = p99_at(*r, size); v && (!quiet || *v < *quiet)) quiet = v;
+  if (!worst || !quiet || *quiet <= 0) return std::nullopt;
+  return *worst / *quiet;
+}
 
 // The best figure of a link at `size`: the highest Gb/s (both directions for --bidir) or the
 // lowest p50 (µs); nullopt when no run of it measured that size.
@@ -77,8 +105,9 @@ std::optional<double> loss_at(const std::vector<const ResultFile*>& runs, uint64
   return best;
 }
 
-// What a matrix's cells hold: the verdict's figure (Gb/s or p50), or the loss figure.
-enum class Cell { kFigure, kLoss };
+// What a matrix's cells hold: the verdict's figure (Gb/s or p50), the loss figure, or the latency
+// probes' load/idle p99 ratio.
+enum class Cell { kFigure, kLoss, kProbeRatio };
 
 Figure matrix_figure(const std::string& name, const Combination& c, const LinkMarks& marks,
                      const std::string& format, Cell cell = Cell::kFigure) {
@@ -103,9 +132,17 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
       std::optional<double> v;
       std::string mark;
       if (auto it = c.links.find({hosts[k], hosts[s]}); it != c.links.end()) {
-        v = cell == Cell::kLoss ? loss_at(it->second, size) : best_at(it->second, size, latency);
-        if (auto m = marks.find({combination, hosts[k] + " -> " + hosts[s]}); m != marks.end())
-          mark = mark_text(m->second);
+        const std::string link = hosts[k] + " -> " + hosts[s];
+        if (cell == Cell::kProbeRatio) {
+          const auto idle = c.idle.find({hosts[k], hosts[s]});
+          v = probe_ratio_at(it->second,
+                             idle != c.idle.end() ? idle->second : std::vector<const ResultFile*>{},
+                             size);
+        } else {
+          v = cell == Cell::kLoss ? loss_at(it->second, size) : best_at(it->second, size, latency);
+        }
+        const std::string key = cell == Cell::kProbeRatio ? kProbeMarks : combination;
+        if (auto m = marks.find({key, link}); m != marks.end()) mark = mark_text(m->second);
       }
       grid += std::to_string(k) + " " + std::to_string(s) + " " +
               (v ? format_number(*v) : std::string("NaN")) + "\n";
@@ -123,9 +160,10 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
   std::string tics;
   for (size_t i = 0; i < hosts.size(); ++i)
     tics += (i == 0 ? "" : ", ") + ("\"" + gnuplot_string(hosts[i]) + "\" " + std::to_string(i));
-  const std::string what = cell == Cell::kLoss ? "gaps per million packets (counters)"
-                           : latency           ? "p50 latency (µs)"
-                                               : "bandwidth (Gb/s)";
+  const std::string what = cell == Cell::kLoss         ? "gaps per million packets (counters)"
+                           : cell == Cell::kProbeRatio ? "probe p99 beside the load / idle"
+                           : latency                   ? "p50 latency (µs)"
+                                                       : "bandwidth (Gb/s)";
   // The title names the workload by op, QP type and mode (all its values: the .dat's header).
   std::string workload;
   for (const char* k : {"op", "qp", "mode"})
@@ -151,7 +189,7 @@ Figure matrix_figure(const std::string& name, const Combination& c, const LinkMa
                           {"CBLABEL", what},
                           {"LAST", std::to_string(hosts.empty() ? 0 : hosts.size() - 1)},
                           {"TICS", tics},
-                          {"PALETTE", latency || cell == Cell::kLoss ? "negative" : "positive"}});
+                          {"PALETTE", latency || cell != Cell::kFigure ? "negative" : "positive"}});
 }
 
 }  // namespace
@@ -192,6 +230,13 @@ LinkMarks link_marks(const nlohmann::json& record) {
     std::string& m = marks[{e["matrix"].dump(), link}];
     if (severity(verdict) > severity(m)) m = verdict;
   }
+  if (const auto p = record.find("probes"); p != record.end() && p->is_object())
+    if (const auto list = p->find("not_ok"); list != p->end() && list->is_array())
+      for (const auto& e : *list) {
+        if (!e.is_object() || json_string_or(e, "verdict") != "slow_under_load") continue;
+        const std::string link = json_string_or(e, "link");
+        if (!link.empty()) marks[{kProbeMarks, link}] = "slow_under_load";
+      }
   return marks;
 }
 
@@ -199,6 +244,8 @@ std::vector<Figure> link_matrix_figures(const std::vector<ResultFile>& runs, con
                                         const std::string& format) {
   std::map<std::string, Combination> by_values;  // matrix text -> its flows
   std::vector<std::string> order;                // combinations in the order first seen
+  std::map<std::string, Combination> probes;     // the latency probes', by their workload
+  std::vector<std::string> probe_order;
   for (const ResultFile& r : runs) {
     if (!r.point.is_object() || !r.point.contains("fabric") || !r.point["fabric"].is_object())
       continue;
@@ -207,13 +254,15 @@ std::vector<Figure> link_matrix_figures(const std::vector<ResultFile>& runs, con
     if (server.empty() || client.empty()) continue;
     const nlohmann::json values =
         r.point.contains("matrix") ? r.point["matrix"] : nlohmann::json::object();
-    auto [it, fresh] = by_values.try_emplace(values.dump());
+    const std::string probe = json_string_or(f, "probe");  // "idle", "load" or none
+    auto& table = probe.empty() ? by_values : probes;
+    auto [it, fresh] = table.try_emplace(values.dump());
     if (fresh) {
-      order.push_back(it->first);
+      (probe.empty() ? order : probe_order).push_back(it->first);
       it->second.values = values;
       it->second.mode = r.run.workload.mode;
     }
-    it->second.links[{client, server}].push_back(&r);
+    (probe == "idle" ? it->second.idle : it->second.links)[{client, server}].push_back(&r);
     it->second.hosts.insert({server, client});
   }
   std::vector<Figure> out;
@@ -230,6 +279,11 @@ std::vector<Figure> link_matrix_figures(const std::vector<ResultFile>& runs, con
     });
     if (lost) out.push_back(matrix_figure("link_loss" + n, c, marks, format, Cell::kLoss));
   }
+  // The probes' load/idle ratio, one matrix per probe workload (fabric_probes.h).
+  for (size_t i = 0; i < probe_order.size(); ++i)
+    out.push_back(
+        matrix_figure(i == 0 ? "link_probe_ratio" : "link_probe_ratio_" + std::to_string(i + 1),
+                      probes.at(probe_order[i]), marks, format, Cell::kProbeRatio));
   return out;
 }
 

@@ -7,6 +7,9 @@
 // their cell; a link that was not measured is blank. Beside it, when a link of the combination
 // lost packets, the same matrix of the links' loss figures ("link_loss": gaps per million
 // packets from the counters, model/counter_keys.h; links whose deltas were shared are blank).
+// A campaign with latency probes (orchestrator/fabric/fabric_probes.h) has, instead of matrices
+// of the probes' own figures, "link_probe_ratio": each probed link's worst p99 beside the load
+// over its idle p99, links the verdicts call slow under load marked SLOW.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,7 +22,8 @@
 namespace rdmabench {
 
 // (the combination's matrix values as canonical JSON text, link "client -> server") -> the
-// link's worst verdict at any size of that combination.
+// link's worst verdict at any size of that combination; the probes' verdicts under ("probes",
+// link).
 using LinkMarks = std::map<std::pair<std::string, std::string>, std::string>;
 
 // The marks of a {"record": "verdicts"} line (its "not_ok" links; untrusted: malformed entries

@@ -115,7 +115,7 @@ TEST(LinkMatrix, ACellPerLinkWithItsBestFigureAndTheVerdictsMarks) {
   const auto runs = load_results({t.path().string()}, notes);
   const auto index = read_text(t.path() / "index.jsonl");
   const LinkMarks marks = link_marks(parse_records(index, "verdicts").back());
-  EXPECT_EQ(marks.size(), 2u);  // the ok link is not a mark
+  EXPECT_EQ(marks.size(), 3u);  // the ok link is not a mark; the slow probe's link is
   const std::vector<Figure> figs = link_matrix_figures(runs, marks, "png");
   ASSERT_EQ(figs.size(), 1u);
   EXPECT_EQ(figs[0].name, "link_matrix");
@@ -199,6 +199,41 @@ TEST(LinkMatrix, ALossMatrixWhenALinkLostPackets) {
   EXPECT_EQ(cell.at({0, 1}), "0");     // h1 -> h2: clean
   EXPECT_EQ(cell.at({1, 0}), "0");     // h2 -> h1: its second repetition had its deltas alone
   // Without a lost packet anywhere, no loss matrix (ACellPerLink... above: one figure).
+}
+
+// Latency probes: instead of a matrix of the probes' own figures, each probed link's worst p99
+// beside the load over its idle p99, the slow one marked.
+TEST(LinkMatrix, ProbesGiveTheirLoadIdleRatio) {
+  TempDir t;
+  const json doc = read_json(results_fixture("lat/send.json"));
+  const json probe_values = {{"op", "send"}, {"mode", "lat"}, {"sizes", {8}}};
+  auto write = [&](const std::string& name, const std::string& client, const std::string& kind,
+                   double p99) {
+    json d = doc;
+    d["results"] = json::array({doc["results"][0]});
+    d["results"][0]["latency"]["p99"] = p99;
+    d["point"] = {{"point_id", name},
+                  {"matrix", probe_values},
+                  {"fabric", {{"server", "h1"}, {"client", client}, {"probe", kind}}}};
+    write_text(t.path() / (name + ".json"), d.dump());
+  };
+  write("i2", "h2", "idle", 10000);
+  write("l2a", "h2", "load", 30000);
+  write("l2b", "h2", "load", 60000);  // the worst beside the load counts
+  write("i3", "h3", "idle", 20000);
+  write("l3", "h3", "load", 30000);
+  std::ostringstream notes;
+  const auto runs = load_results({t.path().string()}, notes);
+  json record = {{"record", "verdicts"}, {"not_ok", json::array()}};
+  record["probes"] = {{"not_ok", {{{"link", "h2 -> h1"}, {"verdict", "slow_under_load"}}}}};
+  const std::vector<Figure> figs = link_matrix_figures(runs, link_marks(record), "png");
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(figs[0].name, "link_probe_ratio");
+  // Hosts h1 h2 h3: h2 -> h1 is client 1, server 0: 60 / 10; h3 -> h1: 30 / 20.
+  EXPECT_NE(figs[0].data.find("\n1 0 6\n"), std::string::npos) << figs[0].data;
+  EXPECT_NE(figs[0].data.find("\n2 0 1.5\n"), std::string::npos) << figs[0].data;
+  EXPECT_NE(figs[0].data.find("1 0 \"6 SLOW\""), std::string::npos) << figs[0].data;
+  EXPECT_NE(figs[0].script.find("probe p99 beside the load / idle"), std::string::npos);
 }
 
 TEST(LinkMatrix, NoneWithoutFabricDocuments) {
