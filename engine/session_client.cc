@@ -10,6 +10,7 @@
 #include "base/utc_time.h"
 #include "base/version.h"
 #include "engine/device_checks.h"
+#include "engine/device_counters.h"
 #include "engine/interval_meter.h"
 #include "engine/session.h"
 #include "engine/session_messages.h"
@@ -111,7 +112,7 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count());
 
   const std::string dev = res_->device().info().name;
-  CounterSnapshot before = read_port_counters(dev, opt_.local.port);
+  CounterSnapshot before = read_device_counters(dev, opt_.local.port);
   for (size_t i = 0; i < w_.sizes.size(); ++i) {
     phase_ = "the test of size " + std::to_string(w_.sizes[i]);
     SizeResult r;
@@ -132,7 +133,7 @@ void ClientSession::run(const std::function<void(const SizeResult&)>& on_size) {
   // (possible where it is not advertised invariant) made every figure above wrong.
   result_.clock.drift = clock_.drift();
   result_.clock.steady = std::abs(result_.clock.drift) <= Clock::kMaxSpread;
-  result_.counters["client"] = counter_deltas(before, read_port_counters(dev, opt_.local.port));
+  result_.counters["client"] = counter_deltas(before, read_device_counters(dev, opt_.local.port));
   chan_.send(to_message(ByeMsg{}));
   try {
     const ByeMsg bye = parse_bye(chan_.expect(ByeMsg::kType, timeout));
@@ -199,7 +200,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   make_histograms(plan, out);
   // The port's counters over the size (results[].counters), this side's and the server's.
   const std::string dev = res_->device().info().name;
-  const CounterSnapshot before = read_port_counters(dev, opt_.local.port);
+  const CounterSnapshot before = read_device_counters(dev, opt_.local.port);
   chan_.send(to_message(StartMsg{index, size}));
   // The server fills its buffers and starts its workers first: like its setup, seconds on a
   // loaded or emulated host (the server allows as much for the next request).
@@ -214,7 +215,7 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   const SizeReplyMsg res =
       parse_size_reply(chan_.expect(SizeReplyMsg::kType, timeout + ms(1)), w_.verify, w_.bidir);
 
-  r.counters["client"] = counter_deltas(before, read_port_counters(dev, opt_.local.port));
+  r.counters["client"] = counter_deltas(before, read_device_counters(dev, opt_.local.port));
   if (res.counters) r.counters["server"] = *res.counters;
   const uint64_t t1 = add_thread_results(plan, out, r);
   r.recv_post_calls = res.recv_post_calls;
@@ -285,7 +286,7 @@ void ClientSession::measure(const SizePlan& plan, WorkerControl& control,
     // The client's port counters per interval (a few dozen sysfs reads on this thread, not
     // the workers').
     meter->read_counters_with([dev = res_->device().info().name, port = opt_.local.port] {
-      return read_port_counters(dev, port);
+      return read_device_counters(dev, port);
     });
   }
   try {

@@ -10,6 +10,7 @@
 #include "base/json_util.h"
 #include "base/oob_channel.h"
 #include "base/version.h"
+#include "engine/device_counters.h"
 #include "engine/server_session.h"
 #include "engine/session.h"
 #include "engine/session_messages.h"
@@ -95,7 +96,7 @@ void ServerSession::run(const nlohmann::json& hello) {
   const nlohmann::json setup = res_->setup_info(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count());
   const std::string dev = res_->device().info().name;
-  CounterSnapshot before = read_port_counters(dev, local.port);
+  CounterSnapshot before = read_device_counters(dev, local.port);
   for (;;) {
     nlohmann::json msg = chan_.recv(timeout + milliseconds(30000), "the next request");
     const std::string type = msg[kMessageType];
@@ -103,7 +104,7 @@ void ServerSession::run(const nlohmann::json& hello) {
       run_size(msg);
     } else if (type == ByeMsg::kType) {
       chan_.send(
-          to_message(ByeMsg{counter_deltas(before, read_port_counters(dev, local.port)), setup}));
+          to_message(ByeMsg{counter_deltas(before, read_device_counters(dev, local.port)), setup}));
       return;
     } else {
       throw PeerError("protocol error: unexpected '" + type + "'");
@@ -152,7 +153,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
   const uint32_t T = w_.threads;
   // The port's counters over the size (results[].counters.server): a snapshot each side of it.
   const std::string dev = res_->device().info().name;
-  const CounterSnapshot before = read_port_counters(dev, opt_.local.port);
+  const CounterSnapshot before = read_device_counters(dev, opt_.local.port);
   res_->prepare_size(size);
   WorkerControl control(T);
   res_->bind_control(&control, &clock_, w_.timeout_s);
@@ -164,7 +165,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
   std::vector<WorkerOutcome> out(T);
   const std::vector<uint64_t> posted = measure(plan, control, out);
   SizeReplyMsg reply = size_reply(size, posted, out);
-  reply.counters = counter_deltas(before, read_port_counters(dev, opt_.local.port));
+  reply.counters = counter_deltas(before, read_device_counters(dev, opt_.local.port));
   chan_.send(to_message(reply));
 }
 

@@ -32,12 +32,23 @@ constexpr std::array kTable = {
     CounterName{"hw_counters/np_ecn_marked_roce_packets", "mlx5", CK::kEcnMarked},
     CounterName{"hw_counters/out_of_buffer", "mlx5", CK::kDiscards},
     CounterName{"counters/port_xmit_discards", "mlx4, mlx5, IB", CK::kDiscards},
+    // The port's network device (ethtool -S): receive discards for want of buffers, and link
+    // pause frames (mlx5 names as its driver's en_stats.c gives them, Intel ice's, Broadcom
+    // bnxt_en's; veth and virtio_net for the testbed's drops).
+    CounterName{"ethtool/rx_discards_phy", "mlx5", CK::kDiscards},
+    CounterName{"ethtool/rx_queue_0_drops", "veth, virtio_net", CK::kDiscards},
+    CounterName{"ethtool/tx_pause_ctrl_phy", "mlx5", CK::kPauseSent},
+    CounterName{"ethtool/link_xoff_tx", "ice", CK::kPauseSent},
+    CounterName{"ethtool/tx_pause_frames", "bnxt_en", CK::kPauseSent},
+    CounterName{"ethtool/rx_pause_ctrl_phy", "mlx5", CK::kPauseReceived},
+    CounterName{"ethtool/link_xoff_rx", "ice", CK::kPauseReceived},
+    CounterName{"ethtool/rx_pause_frames", "bnxt_en", CK::kPauseReceived},
 };
 
 constexpr std::array<std::string_view, kCounterKeys> kNames = {
     "packets_sent",    "packets_received", "retransmissions",   "ack_timeouts",  "sequence_errors",
     "out_of_sequence", "duplicates",       "rnr_naks_received", "rnr_naks_sent", "cnp_sent",
-    "cnp_received",    "ecn_marked",       "discards"};
+    "cnp_received",    "ecn_marked",       "discards",          "pause_sent",    "pause_received"};
 
 std::optional<double> key_value(const nlohmann::json& deltas, CounterKey k) {
   if (!deltas.is_object()) return std::nullopt;
@@ -58,6 +69,15 @@ std::optional<CounterKey> counter_key(std::string_view name) {
   for (const CounterName& row : kTable)
     if (row.name == name) return row.key;
   return std::nullopt;
+}
+
+bool ethtool_stat_mapped(std::string_view stat) {
+  for (const CounterName& row : kTable)
+    if (row.name.size() == kEthtoolPrefix.size() + stat.size() &&
+        row.name.substr(0, kEthtoolPrefix.size()) == kEthtoolPrefix &&
+        row.name.substr(kEthtoolPrefix.size()) == stat)
+      return true;
+  return false;
 }
 
 nlohmann::json normalise_counters(const nlohmann::json& deltas) {

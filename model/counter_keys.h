@@ -1,6 +1,7 @@
 #pragma once
 // Port counters in one key set, whatever the provider calls them: one table from provider names
-// (rxe and mlx5 hw_counters, the IB port counters of counters/) to rdmabench's keys, and the
+// (rxe and mlx5 hw_counters, the IB port counters of counters/, the netdev's `ethtool -S`
+// statistics) to rdmabench's keys, and the
 // figures a verdict reads from a flow's deltas (results/SCHEMA.md "counters"). Names the table
 // does not know stay as they are (raw). siw has no port counters: its flows have no loss figure.
 #include <nlohmann/json_fwd.hpp>
@@ -25,8 +26,10 @@ enum class CounterKey {
   kCnpReceived,      // CNPs handled by the reaction point
   kEcnMarked,        // ECN-marked RoCE packets received
   kDiscards,         // packets dropped for want of a receive buffer or at the port
+  kPauseSent,        // pause (flow control) frames the port sent (ethtool -S of its netdev)
+  kPauseReceived,    // pause frames the port received: the fabric told it to stop sending
 };
-inline constexpr size_t kCounterKeys = 13;
+inline constexpr size_t kCounterKeys = 15;
 
 // The key's name in documents ("retransmissions", "out_of_sequence", ...).
 std::string_view to_string(CounterKey k);
@@ -42,6 +45,11 @@ struct CounterName {
 };
 std::span<const CounterName> counter_table();
 std::optional<CounterKey> counter_key(std::string_view name);
+
+// Rows for a port's network device are named "ethtool/STAT" (STAT as `ethtool -S` prints it): the
+// engine records only the statistics this table maps (a NIC has hundreds, most per queue).
+inline constexpr std::string_view kEthtoolPrefix = "ethtool/";
+bool ethtool_stat_mapped(std::string_view stat);
 
 // One side's deltas in the key set: {"keys": {key: n}, "raw": {name: n}} (raw: the names the
 // table does not know, and nonzero only). Keys the provider has no counter for are absent

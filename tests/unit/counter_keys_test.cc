@@ -79,5 +79,24 @@ TEST(CounterKeys, LossPerMillionPacketsOfBothSides) {
   EXPECT_FALSE(loss_per_million(json{{"hw_counters/sent_pkts", 0}}, json(nullptr)));
 }
 
+// The port's netdev statistics (ethtool -S): only the mapped ones are recorded, and they
+// normalise like the rest (rxe has none of mlx5's pause counters: tested with fixture names).
+TEST(CounterKeys, EthtoolStatisticsMapToPauseAndDiscards) {
+  EXPECT_TRUE(ethtool_stat_mapped("rx_pause_ctrl_phy"));
+  EXPECT_TRUE(ethtool_stat_mapped("rx_queue_0_drops"));
+  EXPECT_FALSE(ethtool_stat_mapped("rx_queue_3_packets"));
+  EXPECT_FALSE(ethtool_stat_mapped("ethtool/rx_pause_ctrl_phy"));
+  const nlohmann::json n = normalise_counters({{"ethtool/rx_pause_ctrl_phy", 12},
+                                               {"ethtool/tx_pause_ctrl_phy", 3},
+                                               {"ethtool/rx_discards_phy", 7},
+                                               {"hw_counters/sent_pkts", 100}});
+  EXPECT_EQ(n["keys"]["pause_received"], 12);
+  EXPECT_EQ(n["keys"]["pause_sent"], 3);
+  EXPECT_EQ(n["keys"]["discards"], 7);
+  EXPECT_TRUE(n["raw"].empty()) << n.dump();
+  // ice names give the same keys.
+  EXPECT_EQ(normalise_counters({{"ethtool/link_xoff_rx", 5}})["keys"]["pause_received"], 5);
+}
+
 }  // namespace
 }  // namespace rdmabench

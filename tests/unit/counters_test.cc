@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/netdev_stats.h"
 #include "base/temp_dir.h"
 
 namespace rdmabench {
@@ -129,6 +130,25 @@ TEST(CounterDeltasTest, SnapshotsReadFromTheTree) {
   nlohmann::json d = counter_deltas(before, read_port_counters("mlx5_0", 1, sys.root()));
   EXPECT_EQ(d,
             (nlohmann::json{{"counters/port_xmit_packets", 1000}, {"hw_counters/rcvd_pkts", 500}}));
+}
+
+// The network device under a port: its first GID's, else the device's parent (rxe, siw).
+TEST(NetdevStats, ThePortsNetdevFromItsGidElseTheParent) {
+  FakeSysfs sys;
+  sys.put("mlx5_0", 1, "gid_attrs/ndevs", "0", "ens1f0\n");
+  EXPECT_EQ(port_netdev("mlx5_0", 1, sys.root()), "ens1f0");
+  fs::create_directories(sys.path() / "rxe0");
+  std::ofstream(sys.path() / "rxe0" / "parent") << "eth1\n";
+  EXPECT_EQ(port_netdev("rxe0", 1, sys.root()), "eth1");
+  EXPECT_EQ(port_netdev("ib0", 1, sys.root()), "");  // InfiniBand: none
+}
+
+// A device without statistics or none at all gives none, without an error.
+TEST(NetdevStats, NoneForAnUnknownDeviceOrOneWithout) {
+  EXPECT_TRUE(read_netdev_stats("rb-no-such-dev").empty());
+  EXPECT_TRUE(read_netdev_stats("").empty());
+  EXPECT_TRUE(read_netdev_stats(std::string(64, 'x')).empty());
+  EXPECT_TRUE(read_netdev_stats("lo").empty());  // the loopback device has no driver statistics
 }
 
 }  // namespace
