@@ -19,7 +19,7 @@ namespace rdmabench {
 // port speed and loss figure, by point (Point::index), 40 bytes a size (a million flows: 38 MiB).
 class MeasuredFlows {
  public:
-  // `counters_shared`: another flow of its round used a port of its ends (the brief's loss
+  // `counters_shared`: another link of its round used a port of its ends (the brief's loss
   // figure is not this link's alone).
   void keep(const Point& p, const ResultBrief& b, bool counters_shared);
   // The brief of a point kept here (figures only); nullopt when it was not.
