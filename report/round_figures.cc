@@ -153,6 +153,61 @@ Figure probe_incast_figure(const std::string& name, const ProbeIncast& c,
                           {"XMAX", std::to_string(max_degree) + ".5"}});
 }
 
+// One load combination's probed rounds: (the round's total Gb/s, each probe's p99 in us), and the
+// idle round's probes' p99 (at 0 Gb/s).
+struct ProbeLoad {
+  nlohmann::json values;  // the load's
+  std::vector<std::pair<double, double>> loaded;
+  std::vector<double> idle;
+};
+
+Figure probe_load_figure(const std::string& name, const ProbeLoad& c, const std::string& format) {
+  std::string loaded = "# beside the load: total_gbps p99_us\n";
+  for (const auto& [gbps, p99] : c.loaded)
+    loaded += format_number(gbps) + " " + format_number(p99) + "\n";
+  std::string idle = "# idle: 0 p99_us\n";
+  for (double p99 : c.idle) idle += "0 " + format_number(p99) + "\n";
+  if (c.idle.empty()) idle += "NaN NaN\n";
+  const std::string workload = workload_name(c.values);
+  const std::string title =
+      "Latency probes against the load" + (workload.empty() ? "" : " — load " + workload);
+  return template_figure(name, "probe_p99_load",
+                         "# rdmabench plot data of " + name + ".gp: " + title +
+                             "\n# load workload: " + describe_values(c.values) + "\n" + loaded +
+                             "\n\n" + idle,
+                         format, false, {{"TITLE", gnuplot_string(title)}});
+}
+
+// A round record's probes into `loads` (by the load's matrix) or, for the idle round, `idle`.
+void collect_probe_load(const nlohmann::json& r, const std::string& label,
+                        std::map<std::string, ProbeLoad>& loads, std::vector<std::string>& order,
+                        std::vector<double>& idle) {
+  if (!r.contains("probes") || !r["probes"].is_array()) return;
+  const bool idle_round = label.rfind("probes idle", 0) == 0;
+  double total = 0;
+  if (!idle_round && r.contains("sizes") && r["sizes"].is_array())
+    for (const auto& s : r["sizes"])
+      total = std::max(total, json_number(s, "total_gbps").value_or(0));
+  ProbeLoad* c = nullptr;
+  if (!idle_round) {
+    const nlohmann::json values = r.contains("matrix") ? r["matrix"] : nlohmann::json();
+    auto [it, fresh] = loads.try_emplace(values.dump());
+    if (fresh) {
+      order.push_back(it->first);
+      it->second.values = values;
+    }
+    c = &it->second;
+  }
+  for (const auto& p : r["probes"])
+    if (const auto p99 = json_number(p, "p99_ns")) {
+      if (c == nullptr) {
+        idle.push_back(*p99 / 1000);
+      } else {
+        c->loaded.emplace_back(total, *p99 / 1000);
+      }
+    }
+}
+
 std::string numbered(const std::string& base, size_t i) {
   return i == 0 ? base : base + "_" + std::to_string(i + 1);
 }
@@ -168,10 +223,14 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
   std::vector<std::string> order;
   std::map<std::string, ProbeIncast> probes;  // the load's matrix text -> its probed incasts
   std::vector<std::string> probe_order;
+  std::map<std::string, ProbeLoad> loads;  // the load's matrix text -> its probed rounds
+  std::vector<std::string> load_order;
+  std::vector<double> idle_p99;  // the idle round's probes (one probe workload per campaign)
   for (const nlohmann::json& r : records) {
     if (!r.is_object()) continue;
     const std::string label = json_string_or(r, "round");
     std::smatch m;
+    collect_probe_load(r, label, loads, load_order, idle_p99);
     if (std::regex_match(label, m, kIncast))
       if (const auto worst = worst_probe(r)) {
         const nlohmann::json values = r.contains("matrix") ? r["matrix"] : nlohmann::json();
@@ -214,6 +273,11 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
   for (size_t i = 0; i < probe_order.size(); ++i)
     out.push_back(
         probe_incast_figure(numbered("incast_probe_p99", i), probes.at(probe_order[i]), format));
+  for (size_t i = 0; i < load_order.size(); ++i) {
+    ProbeLoad& c = loads.at(load_order[i]);
+    c.idle = idle_p99;
+    out.push_back(probe_load_figure(numbered("probe_p99_load", i), c, format));
+  }
   return out;
 }
 

@@ -6,7 +6,9 @@
 //  - "incast_fairness" (one per workload combination): Jain's fairness index of an incast
 //    round's flows against its degree (clients per target), a series per target;
 //  - "incast_probe_p99" (one per load combination with latency probes, fabric_probes.h): the
-//    worst probe p99 into each target against the degree, the probes' idle p99 at degree 0.
+//    worst probe p99 into each target against the degree, the probes' idle p99 at degree 0;
+//  - "probe_p99_load" (one per load combination with probes, any pattern): each probe's p99
+//    against its round's load (the round's total Gb/s at its largest size), idle ones at 0.
 // Rounds split by the per-host cap ("... part 1/2") are left out: their flows did not all run
 // at once. Latency-mode rounds carry no per-host rates and give no figure. Untrusted input:
 // records or members of the wrong shape are skipped.

@@ -16,6 +16,11 @@
 #   3. incast 3 -> rb-host1: one round of 3 concurrent flows, one server process serving them
 #      (--sessions 3); the round record's rb-host1 "in" is the sum of the flows; their windows
 #      overlap by at least 90 %.
+#   3b. latency probes on a ring with a deep queue planted on rb-host4 -> rb-host1 (netem 10
+#      Mbit/s, the load's 32 writes in flight waiting in it): that link's probe alone is slow
+#      under load (its p99 beside the load over its idle p99 above max(5, median + 5 MAD)), and
+#      its bandwidth passes the bandwidth rule (a tenth of the best here); the other probes are
+#      ok.
 #   4. a host that cannot be reached (rb-host9: no such guest) among the incast's clients: it is
 #      named and left out with its link, the other two flows run and pass; the sweep exits 1.
 #   5. SIGINT while a round's flows run on all four guests: the sweep exits 130, with the hint to
@@ -251,6 +256,65 @@ for log in "$WORK"/i/logs/*.server.log; do
     [ "$(grep -c '^session with .* size(s), ' "$log")" = 3 ] && [ "$(grep -c ' done$' "$log")" = 3 ] ||
         { show "$log"; fail "expected the 3 sessions of the round in $log"; }
 done
+
+step "3b. a deep queue on rb-host4 -> rb-host1: its latency probe is slow under load, its bandwidth passes, no other probe is"
+# A ring (each host sends to the next: 2 rounds of 2 flows under the cap of 1), a send 8 B latency
+# probe on every load link, measured idle first (2 rounds). On rb-host4, its RoCE packets to
+# rb-host1 (ACKs spared) go through a netem rate limit of 10 Mbit/s with a deep queue, and the
+# load keeps 32 writes of 4 KiB in flight: they wait in that queue, and so does every message of
+# the probe beside them; idle, the queue is empty. Measured 2026-11-28 (poll mode, four guests):
+# idle p99 6-10 ms (the emulated guests), the clean links' probes 1.8-2.2 times that beside the
+# load, the planted link's 784 ms (127 times; with 12 Mbit/s and 8 writes in flight it was only
+# 3 times, too near the floor); its bandwidth 0.008 Gb/s against a clean link's 0.039: this step
+# judges bandwidth at a tenth of the best (the test is about latency; the bandwidth rule has
+# step 2), and the slow-under-load floor at 5.
+rssh rb-host3 "tc qdisc del dev \$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST3_ADDR\\// {print \$2}') root" ||
+    fail "cannot remove the lossy link"
+rssh rb-host4 "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST4_ADDR\\// {print \$2}')
+tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+tc qdisc add dev \$d parent 1:4 handle 40: netem rate 10mbit limit 100000
+tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip dst $RB_HOST1_ADDR/32 \
+    match ip protocol 17 0xff match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:1
+tc filter add dev \$d parent 1: protocol ip prio 2 u32 match ip dst $RB_HOST1_ADDR/32 \
+    match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4" >"$WORK/tc4.out" 2>&1 ||
+    { show "$WORK/tc4.out"; fail "cannot plant the deep queue with tc on rb-host4"; }
+campaign "$WORK/probes.json" 'c["fabric"]["pattern"] = {"pattern": "ring"}
+c["matrix"]["tx_depth"] = 32
+c["fabric"]["verdicts"] = {"bw_fraction": 0.1, "loss_floor_ppm": 3000, "slow_floor": 5}
+c["fabric"]["probes"] = {"workload": {"op": "send", "sizes": [8], "duration_s": 4, "warmup_s": 0.5,
+                                      "qp_timeout": 16, "timeout_s": 60}}' ||
+    fail "cannot write the probes campaign"
+# 4 load flows, 4 probes beside them, 4 idle; 4 round records (2 idle, 2 load) and the verdicts
+sweep_expect 0 "ok=12 failed=0 skipped=0 results=12 lines=17 envs=4" "$WORK/probes.json" "$WORK/r"
+grep -q "^slow under load: rb-host4 -> rb-host1 in 'ring +1', 8: .* (rule slow_under_load)$" "$WORK/r.out" ||
+    fail "the planted queue's probe is not called slow under load"
+py_check "the probes' verdicts are not what the planted queue makes" "$WORK/r" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
+[v] = [r for r in recs if r.get("record") == "verdicts"]
+p = v["probes"]
+# The planted link alone is slow under load, by a ratio above the floor; no clean link is.
+assert p["probed"] == 4 and p["ok"] == 3 and p["slow_under_load"] == 1, p
+[slow] = p["not_ok"]
+assert slow["link"] == "rb-host4 -> rb-host1" and slow["rule"] == "slow_under_load", slow
+assert slow["ratio"] > slow["threshold"] >= 5, slow
+# Its bandwidth passes the bandwidth rule: no load verdict names it (or any link).
+assert v["counts"]["bad"] == 0 and v["counts"]["lossy"] == 0, v["counts"]
+assert not [x for x in v["not_ok"] if x["verdict"] != "congested"], v["not_ok"]
+ratios, gbps = {}, {}
+for r in recs:
+    if r.get("record") != "round" or r["round"].startswith("probes idle"):
+        continue
+    for e in r["probes"]:
+        ratios[e["link"]] = (round(e["p99_ns"] / 1e3), round(e["idle_p99_ns"] / 1e3), round(e["ratio"], 1))
+[planted] = [x for x in ratios if x == "rb-host4 -> rb-host1"]
+for f in __import__("glob").glob(sys.argv[1] + "/*.json"):
+    d = json.load(open(f))
+    if "probe" not in d["point"]["fabric"]:
+        gbps[d["point"]["host_pair"]] = round(d["results"][0]["gbps"], 4)
+print("probes (p99 us beside the load, idle, ratio):", ratios, "threshold %.1f" % slow["threshold"])
+print("load Gb/s:", gbps)
+PY
 
 step "4. an unreachable client host is left out; the other flows of the round run"
 campaign "$WORK/gone.json" 'c["fabric"]["hosts"].append({"host": "rb-host9", "device": "rxe0", "connect_address": "198.18.0.9", "rdmabench": c["fabric"]["hosts"][0]["rdmabench"]})

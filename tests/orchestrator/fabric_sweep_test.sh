@@ -25,7 +25,8 @@
 #      warning; the sweep records 6 load flows, 3 idle probes and 6 probes under load, all valid;
 #      the round records carry each probe's p50/p99/p99.9, its idle p99 and their ratio; the
 #      verdict record judges the 6 probes (slow only above the floor); the summary says so; the
-#      report has the probes' section and draws incast_probe_p99 and link_probe_ratio.
+#      report has the probes' section and draws incast_probe_p99, probe_p99_load and
+#      link_probe_ratio.
 # Fails (never skips) without the testbed.
 set -u
 BIN=${1:?usage: fabric_sweep_test.sh RDMABENCH CHECK_RESULTS}
@@ -310,7 +311,7 @@ PY
 # The report draws what plot draws (one rendering of the figures in the guest, not two).
 "$BIN" report "$T/probes" -o "$T/probes.html" >"$T/preport.out" 2>&1 || { show "$T/preport.out"; fail "probes: report"; }
 grep -q "6 probe(s) beside the load" "$T/probes.html" || fail "probes: the report has no Latency probes section"
-for fig in incast_probe_p99 link_probe_ratio; do
+for fig in incast_probe_p99 probe_p99_load link_probe_ratio; do
     grep -q "<figure id=\"figure-$fig\">" "$T/probes.html" || fail "probes: the report has no $fig figure"
 done
 

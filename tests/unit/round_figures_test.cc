@@ -104,12 +104,19 @@ TEST(RoundFigures, ProbeP99AgainstTheIncastDegreePerTarget) {
   r.push_back(record("incast 1->host1", {flow("h2", "h1", 5)}));  // no probes: no point
   std::ostringstream notes;
   const std::vector<Figure> figs = round_figures(r, "png", notes);
-  ASSERT_EQ(figs.back().name, "incast_probe_p99");
+  ASSERT_GE(figs.size(), 2u);
+  const Figure& incast = figs[figs.size() - 2];
+  ASSERT_EQ(incast.name, "incast_probe_p99");
   // The worst probe per degree (degree x the last client's 10 us x degree), the idle at 0.
-  EXPECT_NE(figs.back().data.find("# target host0\n0 5\n1 10\n2 40\n3 90\n"), std::string::npos)
-      << figs.back().data;
-  EXPECT_EQ(figs.back().data.find("host1"), std::string::npos) << figs.back().data;
-  EXPECT_NE(figs.back().script.find("Latency probes under incast — load write"), std::string::npos);
+  EXPECT_NE(incast.data.find("# target host0\n0 5\n1 10\n2 40\n3 90\n"), std::string::npos)
+      << incast.data;
+  EXPECT_EQ(incast.data.find("host1"), std::string::npos) << incast.data;
+  EXPECT_NE(incast.script.find("Latency probes under incast — load write"), std::string::npos);
+  // Latency against load: each probe at its round's total Gb/s (4, 8, 12 at 64 KiB).
+  const Figure& load = figs.back();
+  ASSERT_EQ(load.name, "probe_p99_load");
+  EXPECT_NE(load.data.find("4 10\n8 20\n8 40\n12 30\n12 60\n12 90\n"), std::string::npos)
+      << load.data;
 }
 
 TEST(RoundFigures, PlotOfAFolderRendersThemWithGnuplot) {
@@ -131,7 +138,8 @@ TEST(RoundFigures, PlotOfAFolderRendersThemWithGnuplot) {
   opt.out_dir = (t.path() / "plots").string();
   std::ostringstream notes;
   run_plot(opt, notes);
-  for (const char* name : {"host_traffic_3.png", "incast_fairness.png", "incast_probe_p99.png"}) {
+  for (const char* name : {"host_traffic_3.png", "incast_fairness.png", "incast_probe_p99.png",
+                           "probe_p99_load.png"}) {
     const fs::path png = t.path() / "plots" / name;
     ASSERT_TRUE(fs::exists(png)) << name;
     EXPECT_EQ(read_text(png).substr(1, 3), "PNG") << name;
