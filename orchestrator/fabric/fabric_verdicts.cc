@@ -20,6 +20,13 @@ double fraction(const nlohmann::json& j, const std::string& path, double lo, dou
   return j.get<double>();
 }
 
+// null (the rule off) or fraction()'s number.
+std::optional<double> nullable_fraction(const nlohmann::json& j, const std::string& path, double lo,
+                                        double hi, const std::string& what) {
+  if (j.is_null()) return std::nullopt;
+  return fraction(j, path, lo, hi, what);
+}
+
 std::string with_unit(double v, const std::string& metric) {
   return metric == "gbps" ? three_digits(v) + " Gb/s" : three_digits(v / 1000) + " us";
 }
@@ -54,23 +61,17 @@ VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::strin
     c.loss_k = fraction(j["loss_k"], path + "/loss_k", 0, 1000,
                         "how many MADs above the links' median loss figure, above 0 (5)");
   if (j.contains("loss_floor_ppm"))
-    c.loss_floor_ppm =
-        j["loss_floor_ppm"].is_null()
-            ? std::nullopt
-            : std::optional(
-                  fraction(j["loss_floor_ppm"], path + "/loss_floor_ppm", 0, 1e6,
-                           "null (no loss verdict) or gaps (lost packets) per million packets "
-                           "below which no link is lossy, above 0, at most 1e6 (1000)"));
+    c.loss_floor_ppm = nullable_fraction(j["loss_floor_ppm"], path + "/loss_floor_ppm", 0, 1e6,
+                                         "null (no loss verdict) or gaps (lost packets) per "
+                                         "million packets below which no link is lossy, above 0, "
+                                         "at most 1e6 (1000)");
   if (j.contains("slow_k"))
     c.slow_k = fraction(j["slow_k"], path + "/slow_k", 0, 1000,
                         "how many MADs above the probes' median load/idle p99 ratio, above 0 (5)");
   if (j.contains("slow_floor"))
-    c.slow_floor =
-        j["slow_floor"].is_null()
-            ? std::nullopt
-            : std::optional(fraction(j["slow_floor"], path + "/slow_floor", 1, 1e6,
+    c.slow_floor = nullable_fraction(j["slow_floor"], path + "/slow_floor", 1, 1e6,
                                      "null (no slow-under-load verdict) or the load/idle p99 "
-                                     "ratio below which no probe is slow, above 1 (3)"));
+                                     "ratio below which no probe is slow, above 1 (3)");
   return c;
 }
 

@@ -75,6 +75,19 @@ for n in 1 2 3 4; do
     [ -n "${!v:-}" ] || fail "fabric env did not set $v"
 done
 rssh() { timeout 120 ssh -F "$CFG" "$@" </dev/null; }
+# plant HOST SRC_ADDR DST_ADDR NETEM OUT: on HOST (its link's address SRC_ADDR), its RoCE v2 packets
+# (UDP 4791) to DST_ADDR go through `netem NETEM` (a prio root qdisc's fourth band, chosen by a
+# u32 filter); its ACKs to DST_ADDR (BTH opcode 0x11, the byte after the IPv4 and UDP headers)
+# stay in the clean band, so the link the other way stays clean. The tc output goes to OUT.
+plant() {
+    rssh "$1" "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$2\\// {print \$2}')
+tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+tc qdisc add dev \$d parent 1:4 handle 40: netem $4
+tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip dst $3/32 \
+    match ip protocol 17 0xff match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:1
+tc filter add dev \$d parent 1: protocol ip prio 2 u32 match ip dst $3/32 \
+    match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4" >"$5" 2>&1
+}
 
 # campaign OUT PYTHON: configs/fabric-pairwise.json for these guests (bandwidth, 4 KiB, this
 # build's rdmabench), with PYTHON applied to it (`c`).
@@ -132,23 +145,11 @@ step "2. a bad link (rb-host2 -> rb-host3) and a lossy one (rb-host3 -> rb-host4
 # timeout covers its queue (see campaign()). Only rb-host2's data to rb-host3 goes through it:
 # the ACKs rb-host2 sends for the rb-host3 -> rb-host2 link (BTH opcode 0x11, the byte after the
 # IPv4 and UDP headers) stay in the clean band, so that link is clean too.
-rssh rb-host2 "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST2_ADDR\\// {print \$2}')
-tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
-tc qdisc add dev \$d parent 1:4 handle 40: netem rate 2mbit limit 100000
-tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip dst $RB_HOST3_ADDR/32 \
-    match ip protocol 17 0xff match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:1
-tc filter add dev \$d parent 1: protocol ip prio 2 u32 match ip dst $RB_HOST3_ADDR/32 \
-    match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4" >"$WORK/tc.out" 2>&1 ||
+plant rb-host2 "$RB_HOST2_ADDR" "$RB_HOST3_ADDR" "rate 2mbit limit 100000" "$WORK/tc.out" ||
     { show "$WORK/tc.out"; fail "cannot plant the bad link with tc on rb-host2"; }
 # The lossy link: 1 % of rb-host3's packets to rb-host4 dropped, ACKs (the rb-host4 -> rb-host3
 # link's) spared.
-rssh rb-host3 "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST3_ADDR\\// {print \$2}')
-tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
-tc qdisc add dev \$d parent 1:4 handle 40: netem loss 1%
-tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip dst $RB_HOST4_ADDR/32 \
-    match ip protocol 17 0xff match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:1
-tc filter add dev \$d parent 1: protocol ip prio 2 u32 match ip dst $RB_HOST4_ADDR/32 \
-    match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4" >"$WORK/tc3.out" 2>&1 ||
+plant rb-host3 "$RB_HOST3_ADDR" "$RB_HOST4_ADDR" "loss 1%" "$WORK/tc3.out" ||
     { show "$WORK/tc3.out"; fail "cannot plant the lossy link with tc on rb-host3"; }
 campaign "$WORK/pw.json" "" || fail "cannot write the pairwise campaign"
 # exit 6: a bad link (and a lossy one)
@@ -275,13 +276,7 @@ step "3b. a deep queue on rb-host4 -> rb-host1: its latency probe's p99 rises be
 # carries about a quarter of a clean one's 0.039 Gb/s): step 2 is the bandwidth rule's.
 rssh rb-host3 "tc qdisc del dev \$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST3_ADDR\\// {print \$2}') root" ||
     fail "cannot remove the lossy link"
-rssh rb-host4 "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^$RB_HOST4_ADDR\\// {print \$2}')
-tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
-tc qdisc add dev \$d parent 1:4 handle 40: netem rate 10mbit limit 100000
-tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip dst $RB_HOST1_ADDR/32 \
-    match ip protocol 17 0xff match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:1
-tc filter add dev \$d parent 1: protocol ip prio 2 u32 match ip dst $RB_HOST1_ADDR/32 \
-    match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4" >"$WORK/tc4.out" 2>&1 ||
+plant rb-host4 "$RB_HOST4_ADDR" "$RB_HOST1_ADDR" "rate 10mbit limit 100000" "$WORK/tc4.out" ||
     { show "$WORK/tc4.out"; fail "cannot plant the deep queue with tc on rb-host4"; }
 campaign "$WORK/probes.json" 'c["fabric"]["pattern"] = {"pattern": "ring"}
 c["matrix"]["tx_depth"] = 32
