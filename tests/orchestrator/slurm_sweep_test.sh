@@ -48,7 +48,14 @@ echo "\$SLURM_JOB_ID" >"\$out.job"
 while [ -n "\${WAIT_GO:-}" ] && [ ! -e "\$out.go" ]; do sleep 0.5; done
 "$BIN" sweep "\$@" --out "\$out" >"\$out.out" 2>"\$out.err"
 rc=\$?
-squeue -h --steps -j "\$SLURM_JOB_ID" -o '%i %j' >"\$out.steps"
+# The steps still there: Slurm ends a cancelled step a moment after its srun is gone (one was
+# still listed as the sweep exited, 2026-11-28), so up to 10 s for them to go; one that stays is
+# a leak.
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+    squeue -h --steps -j "\$SLURM_JOB_ID" -o '%i %j' >"\$out.steps"
+    grep -q rdmabench "\$out.steps" || break
+    sleep 1
+done
 exit \$rc
 EOF
 # campaign OUT PYTHON: a host-pair campaign rb-host2 (server) <- rb-host3 (client) with this
