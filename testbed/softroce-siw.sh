@@ -8,8 +8,11 @@
 # unset).  It builds out of tree from Debian's own packages for exactly the
 # guest kernel: linux-source-<major.minor> (only drivers/infiniband/sw/siw is
 # extracted) and linux-headers-<kver> with its -common and linux-kbuild
-# dependencies, all at the guest kernel package's version, fetched with
-# apt-get download + dpkg -x (nothing is installed).  Cached per kernel
+# dependencies, at the guest kernel package's version where the archive has
+# it, else another revision of the same release (kbuild: of the same 6.1
+# series; apt-version.sh has the rule), fetched with apt-get download +
+# dpkg -x (nothing is installed).  The versions used are printed and kept in
+# <dir>/versions.  Cached per kernel
 # package in $CACHE_DIR/siw/<pkg>_<version>/siw.ko; the downloads (~150 MB)
 # are deleted afterwards.
 # ---------------------------------------------------------------------------
@@ -17,7 +20,7 @@
 # ensure_siw: sets SIW_KO; on failure returns 1 with SIW_ERROR set (the
 # build log, if any, stays in $CACHE_DIR/siw/<name>.failed.log).
 ensure_siw() {
-    local name dir ver mm tmp hdr deb dep common kbuild t0 hdir vm t
+    local name dir ver mm tmp hdr deb dep common kbuild t0 hdir vm t used=''
     local PATH=$PATH:/usr/sbin:/sbin
     name=$(basename "$KERNEL_DIR")
     dir=$CACHE_DIR/siw/$name
@@ -44,9 +47,34 @@ ensure_siw() {
     _siw_get() {
         (cd "$tmp/debs" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" "$@" >>"$tmp/build.log" 2>&1)
     }
+    # _siw_fetch PKG SCOPE: downloads PKG at the version apt_choose picks against the guest
+    # kernel's (testbed/apt-version.sh); adds "PKG VERSION" (and its skew) to $used. Lists older
+    # than the archive name versions it no longer has: after a failed download, apt-get update
+    # (as root) and pick again, once.
+    _siw_fetch() {
+        local try
+        for try in 1 2; do
+            if ! apt_choose "$1" "$ver" "$2"; then
+                [ "$try" = 1 ] && apt_update_once "apt's lists have no $1 to build siw.ko with" && continue
+                _siw_fail "$APT_CHOICE_ERROR"
+                return 1
+            fi
+            echo "picked $1 $APT_CHOICE" >>"$tmp/build.log"
+            if _siw_get "$1=${APT_CHOICE%% *}"; then
+                used+=", $1 ${APT_CHOICE%% *}"
+                [ "${APT_CHOICE#* }" = exact ] || used+=" (${APT_CHOICE#* } skew from $ver)"
+                return 0
+            fi
+            [ "$try" = 1 ] && apt_update_once "apt-get download $1=${APT_CHOICE%% *} failed" && continue
+            _siw_fail "apt-get download $1=${APT_CHOICE%% *} failed"
+            return 1
+        done
+    }
     mkdir -p "$tmp/debs" "$tmp/root" "$tmp/src"
     hdr=linux-headers-$KVER
-    _siw_get "$hdr=$ver" || { _siw_fail "apt-get download $hdr=$ver failed (no matching headers; apt-get update?)"; return 1; }
+    # Each package at the guest kernel's version where the archive has it, else another Debian
+    # revision of the same release (kbuild: of the same series); testbed/apt-version.sh.
+    _siw_fetch "$hdr" release || return 1
     # Its Depends name the -common headers and the kbuild package.
     deb=$(ls "$tmp"/debs/"${hdr}"_*.deb)
     common='' kbuild=''
@@ -58,10 +86,10 @@ ensure_siw() {
     done
     # shellcheck disable=SC2015  # meant: fail unless both were found
     [ -n "$common" ] && [ -n "$kbuild" ] || { _siw_fail "$hdr does not depend on linux-headers-*-common and linux-kbuild-*"; return 1; }
-    _siw_get "$common=$ver" "$kbuild=$ver" ||
-        { _siw_fail "apt-get download $common=$ver $kbuild=$ver failed"; return 1; }
-    _siw_get "linux-source-$mm=$ver" ||
-        { _siw_fail "apt-get download linux-source-$mm=$ver failed (no kernel source of the guest kernel's version)"; return 1; }
+    for dep in "$common:release" "$kbuild:series" "linux-source-$mm:release"; do
+        _siw_fetch "${dep%:*}" "${dep##*:}" || return 1
+    done
+    used=${used#, }
     for deb in "$tmp"/debs/linux-headers-*.deb "$tmp"/debs/linux-kbuild-*.deb; do
         dpkg -x "$deb" "$tmp/root" || { _siw_fail "dpkg -x $deb failed"; return 1; }
     done
@@ -86,11 +114,12 @@ ensure_siw() {
     rm -rf "$dir"
     mkdir -p "$dir"
     cp "$tmp/siw/siw.ko" "$tmp/build.log" "$dir/"
+    echo "$used" >"$dir/versions"
     touch "$dir/.complete"
     rm -rf "$tmp"
     rm -f "$CACHE_DIR/siw/$name.failed.log"
     SIW_KO=$dir/siw.ko
-    msg "siw.ko cached in $dir ($((SECONDS - t0)) s)"
+    msg "siw.ko cached in $dir ($((SECONDS - t0)) s), built from $used"
 }
 
 # siw-module: build (once) and print siw.ko; exit 3 when it cannot be built

@@ -98,8 +98,14 @@ ensure_kernel() {
             rm -rf "$KERNEL_DIR"
             tmp=$(mktemp -d "$CACHE_DIR/kernel/.tmp.XXXXXX")
             # As root, apt's _apt sandbox user cannot write into $HOME/...
-            (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" "$pkg=$ver" >&2) ||
-                { rm -rf "$tmp"; die "apt-get download $pkg=$ver failed"; }
+            if ! (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" "$pkg=$ver" >&2); then
+                rm -rf "$tmp"
+                # Lists older than the archive name a kernel it no longer has: update them (as
+                # root, once) and resolve the kernel again.
+                apt_update_once "apt-get download $pkg=$ver failed" || die "apt-get download $pkg=$ver failed (apt-get update?)"
+                ensure_kernel
+                return
+            fi
             debs=("$tmp"/*.deb)
             dpkg -x "${debs[0]}" "$tmp/root" || { rm -rf "$tmp"; die "dpkg -x ${debs[0]} failed"; }
             # shellcheck disable=SC2012  # a kernel version: ls is safe
