@@ -298,8 +298,11 @@ std::vector<std::string> client_options(const json& values) {
       case K::kSizes:
       case K::kCpus: {
         std::string list;
-        for (const auto& x : v)
-          list += (list.empty() ? "" : ",") + std::to_string(x.get<uint64_t>());
+        // Appended piece by piece: `"," + std::string` trips GCC 12's -Wrestrict (bug 105651).
+        for (const auto& x : v) {
+          if (!list.empty()) list += ',';
+          list += std::to_string(x.get<uint64_t>());
+        }
         out.insert(out.end(), {option, list});
         break;
       }
@@ -315,10 +318,11 @@ std::string describe_values(const json& values) {
     if (it == values.end()) continue;
     std::string text;
     if (f.kind == K::kSizes || f.kind == K::kCpus) {
-      for (const auto& x : *it)
-        text +=
-            (text.empty() ? "" : ",") + (f.kind == K::kSizes ? format_size(x.get<uint64_t>())
-                                                             : std::to_string(x.get<uint64_t>()));
+      for (const auto& x : *it) {
+        if (!text.empty()) text += ',';
+        text += f.kind == K::kSizes ? format_size(x.get<uint64_t>())
+                                    : std::to_string(x.get<uint64_t>());
+      }
     } else if (it->is_string()) {
       text = it->get<std::string>();
     } else if (it->is_number_float()) {
@@ -326,7 +330,8 @@ std::string describe_values(const json& values) {
     } else {
       text = it->dump();
     }
-    out += (out.empty() ? "" : " ") + std::string(f.key) + "=" + text;
+    if (!out.empty()) out += ' ';
+    out.append(f.key).append("=").append(text);
   }
   return out;
 }
