@@ -274,7 +274,7 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
   if (!bw.empty()) {
     Grouping g = group_runs(bw, opt.group_by);
     add(rate_figure("bandwidth", "Bandwidth", "gbps", total_gbps, bw, g, opt.format,
-                    {{"LINKS", link_plot_clauses(link_lines(bw, true))}}));
+                    {{"LINKS", link_plot_clauses(link_lines(bw, true), peak_gbps(bw, true))}}));
     add(rate_figure("msgrate", "Message rate", "mmsg_per_s", total_mmsg, bw, g, opt.format, {}));
     add(bandwidth_time_figure(bw, g, opt.format, notes));
     add(counters_time_figure("counters_time", bw, g, opt.format, notes));

@@ -159,7 +159,8 @@ std::optional<Figure> bandwidth_time_figure(const FigureRuns& runs, const Groupi
   return time_figure(
       "bandwidth_time", "bandwidth_time", "Bandwidth", "bandwidth (Gb/s, the client's direction)",
       "columns: middle_s gbps mmsg_per_s offset_s seconds ops bytes", bandwidth_row, runs, g,
-      format, notes, {{"LINKS", link_plot_clauses(link_lines(runs, false))}});
+      format, notes,
+      {{"LINKS", link_plot_clauses(link_lines(runs, false), peak_gbps(runs, false))}});
 }
 
 std::optional<Figure> latency_time_figure(const FigureRuns& runs, const Grouping& g,

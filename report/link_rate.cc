@@ -1,5 +1,6 @@
 #include "report/link_rate.h"
 
+#include <algorithm>
 #include <set>
 
 #include "report/data_table.h"
@@ -31,12 +32,30 @@ std::vector<LinkLine> link_lines(const std::vector<const ResultFile*>& runs,
   return {lines.begin(), lines.end()};
 }
 
-std::string link_plot_clauses(const std::vector<LinkLine>& lines) {
+std::string link_plot_clauses(const std::vector<LinkLine>& lines, double peak_gbps) {
   std::string out;
-  for (const auto& l : lines)
-    out += ", \\\n     " + format_number(l.gbps) + " with lines ls 100 title \"" +
-           gnuplot_string(l.label) + "\"";
+  for (const auto& l : lines) {
+    out += ", \\\n     ";
+    if (peak_gbps >= kLinkLineMinShare * l.gbps)
+      out += format_number(l.gbps) + " with lines ls 100 title \"" + gnuplot_string(l.label) + "\"";
+    else
+      out += "keyentry with lines ls 100 title \"" +
+             gnuplot_string(l.label + " (off scale: the data peak at " + format_number(peak_gbps) +
+                            " Gb/s)") +
+             "\"";
+  }
   return out;
+}
+
+double peak_gbps(const std::vector<const ResultFile*>& runs, bool added_directions) {
+  double peak = 0;
+  for (const auto* r : runs)
+    for (const auto& s : r->run.results) {
+      peak = std::max(peak, s.gbps + (added_directions && s.reverse ? s.reverse->gbps : 0));
+      // The figures over time draw each interval: their fastest one.
+      if (!added_directions) peak = std::max(peak, s.bw_peak_gbps.value_or(0));
+    }
+  return peak;
 }
 
 }  // namespace rdmabench

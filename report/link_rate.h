@@ -28,8 +28,21 @@ struct LinkLine {
 // twice the speed); otherwise it shows the client's direction only.
 std::vector<LinkLine> link_lines(const std::vector<const ResultFile*>& runs, bool added_directions);
 
-// The gnuplot plot clauses of `lines`, to append to a plot command: ", <gbps> with lines ls
-// 100 title "<label>"" each (line style 100: plots/common.gp.in); "" without lines.
-std::string link_plot_clauses(const std::vector<LinkLine>& lines);
+// A link's line is drawn only where it does not squash the data: when the highest point of the
+// figure is at least this share of the link's rate. Above that, the line would put the data
+// into the bottom quarter of the figure (10.3 Gb/s over a testbed's 0.35 Gb/s), so the rate is
+// named in the key instead.
+inline constexpr double kLinkLineMinShare = 0.25;
+
+// The gnuplot plot clauses of `lines`, to append to a plot command (line style 100:
+// plots/common.gp.in), for data whose highest point is `peak_gbps`: ", <gbps> with lines ls 100
+// title "<label>"" for a line drawn; ", keyentry with lines ls 100 title "<label> (off scale:
+// the data peak at <peak> Gb/s)"" for a rate named in the key only; "" without lines.
+std::string link_plot_clauses(const std::vector<LinkLine>& lines, double peak_gbps);
+
+// The highest Gb/s of `runs`' sizes: both directions added for --bidir runs when
+// `added_directions` (the bandwidth figure), else the client's direction and its fastest
+// interval (the figure over time).
+double peak_gbps(const std::vector<const ResultFile*>& runs, bool added_directions);
 
 }  // namespace rdmabench

@@ -59,8 +59,10 @@ void point_metrics(Exposition& e, const ExportPoint& p) {
   const ResultFile& f = *p.document;
   const RunResult& r = f.run;
   const Labels run = {{"campaign", p.suite},
-                      {"host", field_value(f, "client_host").text},
-                      {"peer", field_value(f, "server_host").text},
+                      // The hosts as data: empty (Prometheus' "absent") where the document
+                      // names none, never the figures' legend text ("client_host=none").
+                      {"host", point_host_field(f, "client_host")},
+                      {"peer", point_host_field(f, "server_host")},
                       {"device", device_name(r.client_device)},
                       {"port", device_port(r.client_device)},
                       {"op", field_value(f, "op").text},
@@ -97,7 +99,7 @@ void point_metrics(Exposition& e, const ExportPoint& p) {
       if (!delta.is_number()) continue;
       e.add("rdmabench_port_delta", "A port counter's change over a point's run (all its sizes).",
             {{"campaign", p.suite},
-             {"host", field_value(f, client ? "client_host" : "server_host").text},
+             {"host", point_host_field(f, client ? "client_host" : "server_host")},
              {"device", device_name(dev)},
              {"port", device_port(dev)},
              {"side", side},

@@ -82,6 +82,25 @@ assert pct == {"50", "99", "99.9"}, pct
 print("prometheus: %d families, %d samples, valid" % (len(fams), sum(len(f.samples) for f in fams.values())))
 PY
 
+# --- Results without host names (lone `rdmabench client` documents): their host and peer labels
+# are empty (Prometheus' "absent"), the same in every series, never a figure legend's text ---
+"$BIN" export --prometheus "$FIX/results/bw" -o "$T/nohosts.prom" || fail "export --prometheus of lone results exited $?"
+promtool check metrics < "$T/nohosts.prom" > "$T/promtool.out" 2>&1 ||
+  { cat "$T/promtool.out" >&2; fail "promtool check metrics (lone results)"; }
+$PY - "$T/nohosts.prom" <<'PY' || fail "the labels of results without hosts"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+samples = [s for f in text_string_to_metric_families(open(sys.argv[1]).read()) for s in f.samples]
+with_hosts = [s for s in samples if "host" in s.labels]
+assert with_hosts, "no sample has a host label"
+for s in with_hosts:
+    assert s.labels["host"] == "" and s.labels.get("peer", "") == "", s
+    assert not any("=" in v for v in s.labels.values()), s
+tp = [s for s in samples if s.name == "rdmabench_throughput_bytes_per_second"]
+assert tp and all("peer" in s.labels for s in tp), tp[:1]
+print("lone results: %d samples, host and peer empty" % len(with_hosts))
+PY
+
 # --- A check's document (rdmabench check --json: a rate-limited link, tests/fixtures/check) ---
 "$BIN" export --junit "$FIX/check/check-fail.json" -o "$T/check.xml" || fail "export --junit of a check exited $?"
 xmllint --noout --schema "$FIX/junit.xsd" "$T/check.xml" 2> "$T/xmllint.err" ||

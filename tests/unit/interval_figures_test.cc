@@ -131,24 +131,57 @@ TEST(IntervalFigures, BandwidthOverTimeHasEveryIntervalAtItsMiddle) {
 }
 
 TEST(IntervalFigures, LinkLineAtThePortSpeedInBothGbpsFigures) {
+  // The 64 KiB size at 6.8 Gb/s, its intervals at up to 7.1: a 20 Gb/s link is drawn in both
+  // figures (each peak is above a quarter of 20).
+  json d = bw_with_intervals(20);
+  d["results"][1]["gbps"] = 6.8;
   TempDir dir;
-  const std::vector<Figure> figs = figures_of(load(dir, {bw_with_intervals(100)}));
-  const std::string line = "100 with lines ls 100 title \"link 100 Gb/s\"";
+  const std::vector<Figure> figs = figures_of(load(dir, {d}));
+  const std::string line = "20 with lines ls 100 title \"link 20 Gb/s\"";
   for (const char* name : {"bandwidth", "bandwidth_time"}) {
     const Figure* f = find(figs, name);
     ASSERT_NE(f, nullptr) << name;
     EXPECT_NE(f->script.find(line), std::string::npos) << name << "\n" << f->script;
     EXPECT_EQ(f->script.find("@LINKS@"), std::string::npos) << name;
+    EXPECT_EQ(f->script.find("keyentry"), std::string::npos) << name;
   }
   EXPECT_EQ(find(figs, "msgrate")->script.find("ls 100 title"), std::string::npos);
+}
+
+TEST(IntervalFigures, LinkFarAboveTheDataIsNamedInTheKeyNotDrawn) {
+  // The quickstart's case: a 10.3 Gb/s link over data that peaks well below a quarter of it
+  // (the fixture's sizes at 0.23 Gb/s at most; the intervals at 7.1 against 100 Gb/s).
+  TempDir dir;
+  const std::vector<Figure> figs = figures_of(load(dir, {bw_with_intervals(100)}));
+  for (const char* name : {"bandwidth", "bandwidth_time"}) {
+    const std::string& s = find(figs, name)->script;
+    EXPECT_EQ(s.find("100 with lines ls 100"), std::string::npos) << name << "\n" << s;
+    EXPECT_NE(s.find("keyentry with lines ls 100 title \"link 100 Gb/s (off scale: the data peak "
+                     "at "),
+              std::string::npos)
+        << name << "\n"
+        << s;
+  }
+  EXPECT_NE(find(figs, "bandwidth_time")->script.find("the data peak at 7.1 Gb/s)"),
+            std::string::npos);
+  // The rule itself: drawn from a quarter of the rate up.
+  const std::vector<LinkLine> link{{10.3, "link 10.3 Gb/s"}};
+  EXPECT_EQ(link_plot_clauses(link, 10.3 * kLinkLineMinShare),
+            ", \\\n     10.3 with lines ls 100 title \"link 10.3 Gb/s\"");
+  EXPECT_EQ(
+      link_plot_clauses(link, 0.35),
+      ", \\\n     keyentry with lines ls 100 title \"link 10.3 Gb/s (off scale: the data peak "
+      "at 0.35 Gb/s)\"");
 }
 
 TEST(IntervalFigures, OneLinkLinePerDistinctSpeedAndNoneWhenUnknown) {
   // write_rc at 25 Gb/s, write_uc at 100 (two series by QP type), both with intervals.
   json rc = document("qp/write_rc.json", {65536}, 25);
-  json uc = document("qp/write_uc.json", {65536}, 100);
+  json uc = document("qp/write_uc.json", {65536}, 100);  // its 90 Gb/s interval: both drawn
   add_intervals(rc, 0, {interval(0, 1, 20)}, 1, 20, 20);
   add_intervals(uc, 0, {interval(0, 1, 90)}, 1, 90, 90);
+  rc["results"][0]["gbps"] = 20;
+  uc["results"][0]["gbps"] = 90;
   TempDir dir;
   const std::vector<Figure> figs = figures_of(load(dir, {rc, uc}));
   for (const char* name : {"bandwidth", "bandwidth_time"}) {
@@ -171,7 +204,7 @@ TEST(IntervalFigures, OneLinkLinePerDistinctSpeedAndNoneWhenUnknown) {
 }
 
 TEST(IntervalFigures, BidirLinkLineIsTwiceTheSpeedWhereBothDirectionsAreAdded) {
-  EXPECT_EQ(link_plot_clauses({}), "");
+  EXPECT_EQ(link_plot_clauses({}, 1), "");
   ResultFile f;
   f.run.client_device = {{"speed_gbps", 100}};
   f.run.workload.bidir = true;
