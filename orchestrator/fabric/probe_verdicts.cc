@@ -14,6 +14,14 @@ std::string us(double ns) { return three_digits(ns / 1000) + " us"; }
 
 }  // namespace
 
+double slow_threshold(const std::vector<double>& ratios, size_t i, double k, double floor) {
+  std::vector<double> others;
+  others.reserve(ratios.size());
+  for (size_t j = 0; j < ratios.size(); ++j)
+    if (j != i) others.push_back(ratios[j]);
+  return outlier_threshold(std::move(others), k, floor);
+}
+
 void ProbeJudge::add(const Point& p, const ResultBrief& brief) {
   bool any = false;
   for (const SizeBrief& s : brief.sizes) {
@@ -76,15 +84,16 @@ std::vector<ProbeVerdict> ProbeJudge::finish(const Campaign& c, const Expansion&
   for (const auto& [key, members] : groups) {
     std::vector<double> ratios;
     for (size_t i : members) ratios.push_back(*all[i].ratio);
-    const double t = crit.slow_floor ? outlier_threshold(ratios, crit.slow_k, *crit.slow_floor) : 0;
-    for (size_t i : members) {
-      ProbeVerdict& v = all[i];
+    for (size_t m = 0; m < members.size(); ++m) {
+      ProbeVerdict& v = all[members[m]];
+      const double t =
+          crit.slow_floor ? slow_threshold(ratios, m, crit.slow_k, *crit.slow_floor) : 0;
       v.threshold = t;
       if (!crit.slow_floor || *v.ratio <= t) continue;
       v.verdict = "slow_under_load";
       v.why = "p99 " + us(*v.p99_ns) + " beside the load, " + us(*v.idle_p99_ns) + " idle: ratio " +
               three_digits(*v.ratio) + " over " + three_digits(t) + " (the larger of slow_floor " +
-              three_digits(*crit.slow_floor) + " and the probes' median + " +
+              three_digits(*crit.slow_floor) + " and the other probes' median + " +
               three_digits(crit.slow_k) + " MAD)";
     }
   }

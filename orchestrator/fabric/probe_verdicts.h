@@ -1,12 +1,16 @@
 #pragma once
-// "Slow under load" (issue 34): each latency probe (fabric_probes.h) measured beside a round's
-// load, its p99 against the same probe's p99 in the idle round (the same link, size and
-// repetition; another repetition's when that one has none): the load/idle ratio. Within each
-// group of probes that ran beside the same load combination, at the same size, a probe whose
-// ratio is above max(slow_floor, median + slow_k x MAD) of the group's ratios is "slow under
-// load". The floor keeps a fabric whose every probe barely moves (MAD near 0) from flagging its
-// noise; the median and MAD make the rule relative to what this pattern does to every link (an
-// incast of degree 3 queues every target's probes).
+// "Slow under load" (issue 34; issue 47 made it hold with few probes): each latency probe
+// (fabric_probes.h) measured beside a round's load, its p99 against the same probe's p99 in the
+// idle round (the same link, size and repetition; another repetition's when that one has none):
+// the load/idle ratio. Within each group of probes that ran beside the same load combination, at
+// the same size, a probe whose ratio is above max(slow_floor, median + slow_k x MAD) of the
+// *other* probes' ratios is "slow under load" (slow_threshold). Leaving the judged probe out
+// keeps one outlier from raising its own bar, and the median and MAD of the others are not moved
+// by one other outlier either: with the four probes of a small ring, a clean probe at 4.8 beside
+// a planted one at 8.0 raised median + 5 MAD of all four to 10.4 (the planted link passed),
+// while the others' alone give 7.0. The floor keeps a fabric whose every probe barely moves (MAD
+// near 0) from flagging its noise; the median and MAD keep the rule relative to what this
+// pattern does to every link (an incast of degree 3 queues every target's probes).
 //
 // It is not "congested": congested is a load flow's own bandwidth, too low in its round and fine
 // when retested alone (fabric_verdicts.h); slow under load is a probe's latency, read beside the
@@ -28,6 +32,10 @@
 
 namespace rdmabench {
 
+// The bar of probe `i` among `ratios` (its group's load/idle ratios): max(floor, median + k x MAD
+// of the ratios other than i); `floor` alone when there is no other.
+double slow_threshold(const std::vector<double>& ratios, size_t i, double k, double floor);
+
 struct ProbeVerdict {
   std::string link;      // "client -> server"
   std::string round;     // the load round's label ("probes idle" for a failed idle probe)
@@ -37,7 +45,7 @@ struct ProbeVerdict {
   std::optional<double> p999_ns;      // under load
   std::optional<double> idle_p99_ns;  // the idle round's
   std::optional<double> ratio;        // p99 / idle p99
-  double threshold = 0;               // the group's
+  double threshold = 0;               // its bar (slow_threshold)
   std::string verdict;                // "ok", "slow_under_load", "failed", "no_idle"
   std::string why;
 };

@@ -285,5 +285,75 @@ TEST(FabricProbes, ARecordedDeepQueueIsSlowUnderLoadAndTheCleanLinksAreNot) {
   EXPECT_EQ(last, "rb-host4 -> rb-host1");
 }
 
+// The rule against the six recorded runs of the deep-queue step (tests/fixtures/probes/
+// six-runs.json; run 2 is the documents above): for every set of clean ratios consistent with
+// what each run recorded (the exact ones of run 4; the middle one on a 0.1 grid between the
+// recorded extremes for runs 1 to 3; for runs 5 and 6, all three on that grid within 0.8 to 4.8
+// where the old rule, median + 5 MAD of all four probes, called the planted link slow, as it
+// did), the planted probe is slow under load and no clean probe is. The old rule missed run 4.
+TEST(FabricProbes, SixRecordedDeepQueueRunsFlagThePlantedLinkAndNoCleanOne) {
+  const json six = json::parse(
+      testutil::read_text((testutil::kFixtureRoot / "probes" / "six-runs.json").string()));
+  const double k = six["slow_k"];
+  const double floor = six["slow_floor"];
+  // Judges planted + clean as one group of four: the planted probe (index 0) above its bar,
+  // every clean one at or below its own.
+  const auto judged_right = [&](double planted, const std::vector<double>& clean) {
+    std::vector<double> r{planted};
+    r.insert(r.end(), clean.begin(), clean.end());
+    if (r[0] <= slow_threshold(r, 0, k, floor)) return false;
+    for (size_t i = 1; i < r.size(); ++i)
+      if (r[i] > slow_threshold(r, i, k, floor)) return false;
+    return true;
+  };
+  std::vector<double> grid;
+  for (int t = 8; t <= 48; ++t) grid.push_back(t / 10.0);
+  size_t sets = 0;
+  ASSERT_EQ(six["runs"].size(), 6u);
+  for (const json& run : six["runs"]) {
+    const double planted = run["planted"];
+    const int n = run["run"];
+    if (run.contains("clean")) {
+      const std::vector<double> clean = run["clean"];
+      EXPECT_TRUE(judged_right(planted, clean)) << "run " << n;
+      // The old rule's bar of all four, as recorded: above the planted ratio.
+      std::vector<double> all{planted};
+      all.insert(all.end(), clean.begin(), clean.end());
+      EXPECT_NEAR(outlier_threshold(all, k, floor), run["old_rule_bar"].get<double>(), 1e-9);
+      EXPECT_GT(outlier_threshold(all, k, floor), planted) << "the old rule missed run " << n;
+      ++sets;
+      continue;
+    }
+    const double lo = run["clean_min"];
+    const double hi = run["clean_max"];
+    if (!run.value("old_rule_flagged", false)) {
+      for (double mid : grid) {
+        if (mid < lo - 1e-9 || mid > hi + 1e-9) continue;
+        EXPECT_TRUE(judged_right(planted, {lo, mid, hi})) << "run " << n << ", middle " << mid;
+        ++sets;
+      }
+      continue;
+    }
+    for (size_t a = 0; a < grid.size(); ++a)
+      for (size_t b = a; b < grid.size(); ++b)
+        for (size_t c = b; c < grid.size(); ++c) {
+          const std::vector<double> clean{grid[a], grid[b], grid[c]};
+          std::vector<double> all{planted};
+          all.insert(all.end(), clean.begin(), clean.end());
+          if (outlier_threshold(all, k, floor) >= planted) continue;  // not what was recorded
+          EXPECT_TRUE(judged_right(planted, clean))
+              << "run " << n << ", clean " << clean[0] << " " << clean[1] << " " << clean[2];
+          ++sets;
+        }
+  }
+  EXPECT_GT(sets, 15000u);  // every run judged, most of them over many consistent sets
+  // The bar itself: the others' median + k MAD, or the floor; one outlier among the others
+  // moves neither.
+  EXPECT_DOUBLE_EQ(slow_threshold({8.0, 4.8, 3.0, 2.2}, 0, 5, 5), 7.0);  // 3.0 + 5 x 0.8
+  EXPECT_DOUBLE_EQ(slow_threshold({8.0, 4.8, 3.0, 2.2}, 1, 5, 5), 7.0);
+  EXPECT_DOUBLE_EQ(slow_threshold({6.0}, 0, 5, 3), 3);  // alone: the floor
+  EXPECT_DOUBLE_EQ(slow_threshold({6.0, 100.0}, 0, 5, 3), 100);
+}
+
 }  // namespace
 }  // namespace rdmabench
