@@ -20,19 +20,38 @@ ibv_qp_type qp_type_of(QpType t) noexcept {
 
 }  // namespace
 
+QueueSizes queue_sizes(const Workload& w, uint32_t extra_send_wr) {
+  QueueSizes q;
+  q.send = w.tx_depth + extra_send_wr;
+  const uint64_t qps = w.cq_per_qp ? 1 : w.qps_per_thread;
+  if (w.mode != Mode::kLat) {
+    q.recv = w.rx_depth;
+    q.cqe = w.cq_per_qp ? uint64_t(w.tx_depth) + w.rx_depth + 16
+                        : qps * (uint64_t(w.tx_depth) + w.rx_depth) + 16;
+    return q;
+  }
+  q.recv = uses_recv(w.op) ? w.rx_depth : 0;
+  // Completions that can wait in the CQ at once: the signalled sends in flight and the
+  // receives their replies complete.
+  const uint64_t sends = w.open_loop() ? w.tx_depth : 1;
+  const uint64_t recvs = uses_recv(w.op) ? std::min<uint64_t>(sends, w.rx_depth) : 0;
+  q.cqe = qps * (sends + recvs) + 8;
+  return q;
+}
+
 QueuePairs::QueuePairs(const Workload& w, ibv_context* ctx, ibv_pd* pd, int max_cqe,
                        uint32_t inline_cap, uint32_t extra_send_wr)
     : pd_(pd),
       qp_type_(w.qp),
       qps_per_worker_(w.qps_per_thread),
-      tx_depth_(w.tx_depth + extra_send_wr),
-      rx_depth_(w.rx_depth),
       sge_(w.sge),
       inline_cap_(inline_cap) {
   const uint32_t qps = w.qps_per_thread;
-  const uint64_t per_qp_cqe = uint64_t(w.tx_depth) + w.rx_depth + 16;
-  const uint64_t cqe64 = w.cq_per_qp ? per_qp_cqe : uint64_t(qps) * (w.tx_depth + w.rx_depth) + 16;
-  const int cqe = static_cast<int>(std::min<uint64_t>(cqe64, uint64_t(max_cqe)));
+  const QueueSizes sizes = queue_sizes(w, extra_send_wr);
+  tx_depth_ = sizes.send;
+  rx_depth_ = sizes.recv;
+  cqe_ = static_cast<int>(std::min<uint64_t>(sizes.cqe, uint64_t(max_cqe)));
+  const int cqe = cqe_;
   workers_.resize(w.threads);
   for (WorkerQueues& wq : workers_) {
     if (w.cq == CqMode::kEvent) wq.channel = create_comp_channel(ctx);

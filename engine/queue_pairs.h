@@ -36,6 +36,20 @@ struct WorkerQueues {
   ibv_cq* cq_of(const QpEndpoint& q) const noexcept { return q.cq ? q.cq.get() : cq.get(); }
 };
 
+// The queue sizes a workload needs. Bandwidth mode: the send and receive depths asked for, and a
+// CQ that holds both. Latency mode (one QP per worker): what the op and the depth keep in flight
+// — a closed loop has one message out, an open loop (--rate) up to tx_depth — so the CQ is that
+// plus a margin, not the depths' sum (perftest's latency CQ holds about two entries; a ring of
+// hundreds puts every completion on a new cache line for nothing), and the receive queue is
+// empty unless the op takes receives (read, write and atomics post none). Issue 47, bench/README
+// "Latency: queues, threads and the post path".
+struct QueueSizes {
+  uint32_t send = 0;  // per QP
+  uint32_t recv = 0;  // per QP (0: no receive queue)
+  uint64_t cqe = 0;   // per CQ, before the device's max_cqe caps it
+};
+QueueSizes queue_sizes(const Workload& w, uint32_t extra_send_wr);
+
 class QueuePairs {
  public:
   QueuePairs() = default;
@@ -62,8 +76,10 @@ class QueuePairs {
   // The creation attributes of QP `flat` (its CQ, the worker's SRQ, depths, SGEs, inline size).
   ibv_qp_init_attr init_attr(size_t flat) const;
 
-  // The setup report's counts and times: CQs created, and per QP its own setup time.
+  // The setup report's counts and times: CQs created (each of cq_entries() entries), and per QP
+  // its own setup time.
   size_t cq_count() const noexcept;
+  int cq_entries() const noexcept { return cqe_; }
   double max_qp_setup_s() const noexcept;
   double total_qp_setup_s() const noexcept;
 
@@ -73,7 +89,8 @@ class QueuePairs {
   QpType qp_type_ = QpType::kRc;
   uint32_t qps_per_worker_ = 1;
   uint32_t tx_depth_ = 0;  // send-queue entries per QP
-  uint32_t rx_depth_ = 0;
+  uint32_t rx_depth_ = 0;  // receive-queue entries per QP (0: the op posts none)
+  int cqe_ = 0;
   uint32_t sge_ = 1;
   uint32_t inline_cap_ = 0;
 };

@@ -265,6 +265,7 @@ void ClientSession::measure(const SizePlan& plan, WorkerControl& control,
   if (!w_.timed() && w_.bidir)
     for (auto& e : control.expected_recv)
       e.store((plan.warmup + plan.iterations) * w_.qps_per_thread);
+  const ControlThreadAside aside(w_.cpus);
   std::vector<std::thread> threads;
   threads.reserve(T);
   auto& ctxs = res_->workers();
@@ -291,10 +292,7 @@ void ClientSession::measure(const SizePlan& plan, WorkerControl& control,
   }
   try {
     wait_senders(control, T, meter ? &*meter : nullptr);
-    std::string err;
-    for (auto& o : out)
-      if (!o.error.empty() && err.empty()) err = o.error;
-    if (!err.empty()) throw CompletionError(err);
+    throw_worker_error(out);
     PostedMsg finish{PostedMsg::kFinish, {}};
     for (auto& o : out) finish.posted.push_back(o.posted_total);
     chan_.send(to_message(finish));
@@ -305,8 +303,7 @@ void ClientSession::measure(const SizePlan& plan, WorkerControl& control,
       control.peer_finished.store(true);
     }
     join_all();
-    for (auto& o : out)
-      if (!o.error.empty()) throw CompletionError(o.error);
+    throw_worker_error(out);
   } catch (const std::exception& e) {
     phase_ = std::string("the ") + control.phase.load() + " of size " + std::to_string(size);
     control.abort.store(true);
@@ -329,6 +326,8 @@ uint64_t ClientSession::add_thread_results(const SizePlan& plan,
   uint64_t t1 = 0;
   double cpu_user = 0;
   double cpu_sys = 0;
+  uint64_t voluntary = 0;
+  uint64_t involuntary = 0;
   for (uint32_t t = 0; t < w_.threads; ++t) {
     const WorkerOutcome& o = out[t];
     ThreadResult tr;
@@ -346,6 +345,8 @@ uint64_t ClientSession::add_thread_results(const SizePlan& plan,
     t1 = std::max(t1, o.measured.t_end);
     cpu_user += o.cpu.user_s;
     cpu_sys += o.cpu.sys_s;
+    voluntary += o.cpu.voluntary_switches.value_or(0);
+    involuntary += o.cpu.involuntary_switches.value_or(0);
   }
   r.bytes = r.ops * size;
   r.seconds = clock_.to_ns(t1 - t0) / 1e9;
@@ -359,7 +360,8 @@ uint64_t ClientSession::add_thread_results(const SizePlan& plan,
   r.mmsg_per_s = mmsg_per_s(r.ops, r.seconds);
   r.iterations = w_.timed() ? r.ops / w_.total_qps() : plan.iterations;
   for (const auto& c : res_->workers()) r.send_post_calls += c.post_calls;
-  r.cpu = {cpu_user, cpu_sys, r.seconds > 0 ? (cpu_user + cpu_sys) / r.seconds : 0};
+  r.cpu = {cpu_user, cpu_sys, r.seconds > 0 ? (cpu_user + cpu_sys) / r.seconds : 0, voluntary,
+           involuntary};
   return t1;
 }
 

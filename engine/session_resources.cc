@@ -305,6 +305,7 @@ nlohmann::json SessionResources::setup_info(double setup_seconds) const {
   nlohmann::json j;
   j["qps"] = nqp;
   j["cqs"] = qps_.cq_count();
+  j["cq_entries"] = qps_.cq_entries();  // asked for each CQ (the device may round it up)
   j["mrs"] = w_.mr == MrMode::kShared ? 1 : nqp;
   j["seconds"] = setup_seconds;
   j["per_qp_ms"] = nqp > 0 ? setup_seconds * 1e3 / nqp : 0.0;

@@ -132,9 +132,7 @@ nlohmann::json ServerSession::wait_client(WorkerControl* control,
       deadline = std::chrono::steady_clock::now() + quiet_limit;
       continue;
     }
-    if (control != nullptr && control->abort.load() && out != nullptr)
-      for (const auto& o : *out)
-        if (!o.error.empty()) throw CompletionError(o.error);
+    if (control != nullptr && control->abort.load() && out != nullptr) throw_worker_error(*out);
     if (std::chrono::steady_clock::now() > deadline)
       throw TimeoutError(
           "the client went silent for " +
@@ -176,6 +174,7 @@ void ServerSession::run_size(const nlohmann::json& start) {
 std::vector<uint64_t> ServerSession::measure(const SizePlan& plan, WorkerControl& control,
                                              std::vector<WorkerOutcome>& out) {
   const uint32_t T = w_.threads;
+  const ControlThreadAside aside(w_.cpus);
   std::vector<std::thread> threads;
   auto& ctxs = res_->workers();
   if (server_has_workers(w_))
@@ -201,8 +200,7 @@ std::vector<uint64_t> ServerSession::measure(const SizePlan& plan, WorkerControl
     control.peer_finished.store(true);
     if (w_.bidir) finish_own_senders(control, out);
     join_all();
-    for (auto& o : out)
-      if (!o.error.empty()) throw CompletionError(o.error);
+    throw_worker_error(out);
   } catch (...) {
     control.abort.store(true);
     join_all();

@@ -23,6 +23,8 @@ struct ThreadCpu {
     c.user_s = tv_s(e.ru_utime) - tv_s(start.ru_utime);
     c.sys_s = tv_s(e.ru_stime) - tv_s(start.ru_stime);
     c.utilization = wall_s > 0 ? (c.user_s + c.sys_s) / wall_s : 0;
+    c.voluntary_switches = static_cast<uint64_t>(e.ru_nvcsw - start.ru_nvcsw);
+    c.involuntary_switches = static_cast<uint64_t>(e.ru_nivcsw - start.ru_nivcsw);
     return c;
   }
 };
@@ -180,6 +182,10 @@ void run_worker(const Workload& w, WorkerContext& ctx, const SizePlan& plan, Wor
                        "worker " + std::to_string(ctx.index) + " to the CPUs of its NUMA node");
     }
     dispatch(w, ctx, plan, out);
+  } catch (const TimeoutError& e) {
+    out.error = e.what();
+    out.timed_out = true;
+    ctx.control->abort.store(true);
   } catch (const std::exception& e) {
     out.error = e.what();
     ctx.control->abort.store(true);
@@ -187,6 +193,27 @@ void run_worker(const Workload& w, WorkerContext& ctx, const SizePlan& plan, Wor
   mark_sent(ctx, out);
   ctx.control->workers_done.fetch_add(1);
   ctx.control->wake.notify();
+}
+
+ControlThreadAside::ControlThreadAside(const std::vector<int>& cpus) noexcept {
+  if (cpus.empty() || pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) != 0) return;
+  cpu_set_t rest = saved_;
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_CLR(c, &rest);
+  if (CPU_COUNT(&rest) == 0) return;
+  moved_ = pthread_setaffinity_np(pthread_self(), sizeof rest, &rest) == 0;
+}
+
+ControlThreadAside::~ControlThreadAside() {
+  if (moved_) pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_);
+}
+
+void throw_worker_error(const std::vector<WorkerOutcome>& outcomes) {
+  for (const WorkerOutcome& o : outcomes) {
+    if (o.error.empty()) continue;
+    if (o.timed_out) throw TimeoutError(o.error);
+    throw CompletionError(o.error);
+  }
 }
 
 void pin_current_thread(int cpu) {

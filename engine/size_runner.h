@@ -1,8 +1,11 @@
 #pragma once
 // One worker's share of one message size, on either side. Picks the templated datapath for the
 // workload's op, QP type and CQ mode once, outside the loop.
+#include <sched.h>
+
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/histogram.h"
 #include "engine/worker_context.h"
@@ -24,8 +27,30 @@ struct WorkerOutcome {
   CpuUse cpu;
   std::unique_ptr<Histogram> hist;  // latency mode, client
   std::string error;
+  bool timed_out = false;    // the error is a no-progress stall (TimeoutError: exit status 4)
   bool sent_marked = false;  // senders_done was incremented for this worker
 };
+
+// While it lives, the calling thread (a session's control thread) may run only on the CPUs it
+// was allowed other than `cpus` (the workers' --cpus), when one is left: its heartbeats and
+// interval ticks then never wake on a measuring worker's CPU. Without --cpus, or when the workers
+// hold every allowed CPU (taskset -c to one CPU), it changes nothing. Restores the thread's
+// affinity at the end.
+class ControlThreadAside {
+ public:
+  explicit ControlThreadAside(const std::vector<int>& cpus) noexcept;
+  ~ControlThreadAside();
+  ControlThreadAside(const ControlThreadAside&) = delete;
+  ControlThreadAside& operator=(const ControlThreadAside&) = delete;
+
+ private:
+  cpu_set_t saved_{};
+  bool moved_ = false;
+};
+
+// Throws the first worker error of `outcomes`, as the kind it was (a stall as TimeoutError,
+// anything else as CompletionError); returns when none failed.
+void throw_worker_error(const std::vector<WorkerOutcome>& outcomes);
 
 // Does the server run worker threads for this workload? (It does not for one-sided ops unless
 // bidirectional, nor for read/atomic latency.)

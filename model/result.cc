@@ -17,7 +17,10 @@ namespace rdmabench {
 namespace {
 
 nlohmann::json cpu_json(const CpuUse& c) {
-  return {{"user_s", c.user_s}, {"sys_s", c.sys_s}, {"utilization", c.utilization}};
+  nlohmann::json j = {{"user_s", c.user_s}, {"sys_s", c.sys_s}, {"utilization", c.utilization}};
+  if (c.voluntary_switches) j["voluntary_switches"] = *c.voluntary_switches;
+  if (c.involuntary_switches) j["involuntary_switches"] = *c.involuntary_switches;
+  return j;
 }
 
 // Doubles: NaN (no data) is written as null by nlohmann/json, so null reads back as NaN.
@@ -27,7 +30,12 @@ double num(const nlohmann::json& j) {
 }
 
 CpuUse cpu_from(const nlohmann::json& j) {
-  return {num(j.at("user_s")), num(j.at("sys_s")), num(j.at("utilization"))};
+  CpuUse c{num(j.at("user_s")), num(j.at("sys_s")), num(j.at("utilization"))};
+  if (j.contains("voluntary_switches"))
+    c.voluntary_switches = j["voluntary_switches"].get<uint64_t>();
+  if (j.contains("involuntary_switches"))
+    c.involuntary_switches = j["involuntary_switches"].get<uint64_t>();
+  return c;
 }
 
 // Reads the value at a JSON pointer; errors name that path.

@@ -32,6 +32,12 @@ struct CpuUse {
   double user_s = 0;
   double sys_s = 0;
   double utilization = 0;  // (user + sys) / wall seconds of the measured interval; 1.0 = one core
+  // The worker threads' context switches over the measured interval (getrusage RUSAGE_THREAD:
+  // ru_nvcsw, ru_nivcsw), summed over them: a worker that gave up its CPU (voluntary: it slept,
+  // an event-mode wait) or was preempted (involuntary: another thread or process ran on its
+  // CPU) measured that time too. Absent (nullopt) in documents written before them.
+  std::optional<uint64_t> voluntary_switches{};
+  std::optional<uint64_t> involuntary_switches{};
 };
 
 struct LatencyResult {

@@ -115,6 +115,33 @@ class Faults : public ::testing::Test {
   std::string gid_ = env("RDMABENCH_TEST_GID_INDEX");
 };
 
+// A stall inside a size: the server is frozen (SIGSTOP: its connection stays open, nothing is
+// closed or reset) while a send ping-pong measures, so the client's completions stop. The client
+// ends with exit status 4 (timeout, the README's table), naming "no progress" or the server's
+// silence, and the phase.
+TEST_F(Faults, StallInsideASizeExitsWithTheTimeoutStatus) {
+  std::string port;
+  auto srv = server(port, {}, true);
+  Background cli(client_args(port, {"--op", "send", "--mode", "lat", "-s", "64", "-D", "60",
+                                    "--warmup-time", "0.2", "--timeout", "3"}),
+                 true);
+  std::string line;
+  while ((line = srv->line()).find(" started") == std::string::npos && !line.empty()) {
+  }
+  ASSERT_FALSE(line.empty()) << "the server ended before the size began";
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  srv->signal(SIGSTOP);
+  const int status = cli.wait_exit(90);
+  srv->signal(SIGCONT);
+  ASSERT_NE(status, -1) << "the client hung on a frozen server";
+  const std::string out = cli.rest();
+  EXPECT_EQ(status, 4) << out;
+  EXPECT_TRUE(out.find("no progress") != std::string::npos ||
+              out.find("silent") != std::string::npos)
+      << out;
+  EXPECT_NE(out.find("size 64"), std::string::npos) << out;
+}
+
 TEST_F(Faults, ServerKilledDuringBwMeasurement) {
   kill_server_during({"--op", "write", "-s", "4K", "-D", "60", "--warmup-time", "0.2"}, 6,
                      "measurement");

@@ -123,6 +123,10 @@ class Background {
     if (fgets(buf, sizeof buf, out_) == nullptr) return "";
     return buf;
   }
+  // Sends `sig` to the process group and returns at once (SIGSTOP, SIGCONT).
+  void signal(int sig) const {
+    if (pid_ > 0) ::kill(-pid_, sig);
+  }
   void kill_now(int sig) {
     if (pid_ > 0) {
       ::kill(-pid_, sig);

@@ -1,0 +1,28 @@
+#!/bin/bash
+# CTest exit_status_tests (unit): every exit status of the README's table ("### Exit status")
+# has a row in tests/README.md "Exit statuses and the tests that produce them", and each row's
+# file holds its check (the assertion that the status came), so a status no test produces, or a
+# test that no longer checks it, fails here.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# The README's statuses: the first column of the table after "### Exit status".
+readme=$(awk '/^### Exit status/ { on = 1; next } on && /^### / { exit }
+  on && /^\| [0-9]+ \|/ { print $2 }' "$ROOT/README.md")
+[ -n "$readme" ] || fail "no exit-status table found in README.md"
+rows=$(awk '/^## Exit statuses and the tests that produce them/ { on = 1; next } on && /^## / { exit }
+  on && /^\| [0-9]+ \|/ { print }' "$ROOT/tests/README.md")
+[ -n "$rows" ] || fail "no table in tests/README.md 'Exit statuses and the tests that produce them'"
+n=0
+for status in $readme; do
+    row=$(grep -E "^\| $status \|" <<<"$rows" | head -n 1)
+    [ -n "$row" ] || fail "exit status $status of README.md has no test in tests/README.md"
+    # Columns: status | produced by | file | `check` (a literal; "\|" stands for "|").
+    file=$(awk -F' \\| ' '{ print $3 }' <<<"$row")
+    check=$(sed -E 's/.*\| `(.*)` \|$/\1/; s/\\\|/|/g' <<<"$row")
+    [ -f "$ROOT/$file" ] || fail "status $status: no file $file"
+    grep -qF -- "$check" "$ROOT/$file" || fail "status $status: $file does not contain: $check"
+    echo "ok: $status ($file)"
+    n=$((n + 1))
+done
+echo "PASS: $n exit statuses, each checked by a test"
