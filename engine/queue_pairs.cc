@@ -30,7 +30,9 @@ QueueSizes queue_sizes(const Workload& w, uint32_t extra_send_wr) {
                         : qps * (uint64_t(w.tx_depth) + w.rx_depth) + 16;
     return q;
   }
-  q.recv = uses_recv(w.op) ? w.rx_depth : 0;
+  // One entry, never posted to, for the ops without receives: siw refuses a QP with none
+  // (rdma_create_qp: EINVAL; engine_on_siw).
+  q.recv = uses_recv(w.op) ? w.rx_depth : 1;
   // Completions that can wait in the CQ at once: the signalled sends in flight and the
   // receives their replies complete.
   const uint64_t sends = w.open_loop() ? w.tx_depth : 1;

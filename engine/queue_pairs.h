@@ -40,12 +40,13 @@ struct WorkerQueues {
 // CQ that holds both. Latency mode (one QP per worker): what the op and the depth keep in flight
 // — a closed loop has one message out, an open loop (--rate) up to tx_depth — so the CQ is that
 // plus a margin, not the depths' sum (perftest's latency CQ holds about two entries; a ring of
-// hundreds puts every completion on a new cache line for nothing), and the receive queue is
-// empty unless the op takes receives (read, write and atomics post none). Issue 47, bench/README
+// hundreds puts every completion on a new cache line for nothing), and the receive queue holds
+// one entry (never posted to) unless the op takes receives (read, write and atomics post none).
+// Issue 47, bench/README
 // "Latency: queues, threads and the post path".
 struct QueueSizes {
   uint32_t send = 0;  // per QP
-  uint32_t recv = 0;  // per QP (0: no receive queue)
+  uint32_t recv = 0;  // per QP
   uint64_t cqe = 0;   // per CQ, before the device's max_cqe caps it
 };
 QueueSizes queue_sizes(const Workload& w, uint32_t extra_send_wr);
@@ -89,7 +90,7 @@ class QueuePairs {
   QpType qp_type_ = QpType::kRc;
   uint32_t qps_per_worker_ = 1;
   uint32_t tx_depth_ = 0;  // send-queue entries per QP
-  uint32_t rx_depth_ = 0;  // receive-queue entries per QP (0: the op posts none)
+  uint32_t rx_depth_ = 0;  // receive-queue entries per QP
   int cqe_ = 0;
   uint32_t sge_ = 1;
   uint32_t inline_cap_ = 0;

@@ -88,11 +88,25 @@ wait_for() {
     done
 }
 # no_steps_left OUT: the allocation's steps after the sweep (OUT.steps) hold no rdmabench step.
+# When one is left, what its processes were doing on rb-host2 and rb-host3 (state, kernel wait
+# channel, stack) goes with the failure.
 no_steps_left() {
     [ -f "$1.steps" ] || fail "no list of the steps after the sweep ($1.steps)"
-    ! grep -q rdmabench "$1.steps" || { show "$1.steps"; fail "rdmabench steps left in the allocation"; }
+    grep -q rdmabench "$1.steps" || return 0
+    for n in 2 3; do
+        on "$n" 'for p in $(pgrep -x rdmabench); do ps -o pid,stat,wchan:32,etimes,args -p "$p"
+            for t in /proc/$p/task/*; do echo "$t $(cat "$t/wchan") $(tr "\n" " " <"$t/stack")"; done; done' \
+            >"$1.procs$n" 2>&1
+    done
+    show "$1.steps" "$1.procs2" "$1.procs3"
+    fail "rdmabench steps left in the allocation"
 }
+# RDMABENCH_SLURM_ONLY=N: step N alone (for chasing one step; 3 is run
+# RDMABENCH_SLURM_STEP3_RUNS times, default 1, each run with its own files).
+ONLY=${RDMABENCH_SLURM_ONLY:-}
+want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 
+if want 1; then
 step "slurm 1. configs/slurm-campaign.sbatch: a pairwise fabric of the job's three nodes through agents, one job step"
 campaign "$W/pw.json" 'del c["hosts"]
 c["launcher"] = "slurm"
@@ -135,7 +149,9 @@ assert launched.count(str(a)) == 3, "the agents' step %s was launched on %d node
 assert ids == [a], "steps of the job besides the agents' %s: %s" % (agents, [i for i in ids if i != a])
 print("one step for the whole campaign, the 3 agents': %s; every point's ends in it" % agents)
 PY
+fi
 
+if want 2; then
 step "slurm 2. refused before anything runs: outside an allocation, a host outside it"
 campaign "$W/pair.json" '' || fail "cannot write the host-pair campaign"
 on1 "$BIN" sweep "$W/pair.json" --launcher slurm --out "$W/none" >"$W/none.out" 2>&1
@@ -149,46 +165,57 @@ rc=$?
 show "$W/outside.err"
 [ "$rc" = 2 ] && grep -q '/hosts/0/client/host .*"rb-host3".*a node of Slurm allocation' "$W/outside.err" ||
     fail "a host outside the allocation: expected exit 2 naming /hosts/0/client/host, got $rc"
+fi
 
-step "slurm 3. a point that times out, then SIGINT: the steps are cancelled, the token never shown"
-campaign "$W/stop.json" 'c["launcher"] = "slurm"
+# slurm_step3 RUN: step 3 once, its files named stop-RUN (stop for the first).
+slurm_step3() {
+    local S=$W/stop$1 rc pid p2 p3 ps n left
+    step "slurm 3 (run ${1:-1}). a point that times out, then SIGINT: the steps are cancelled, the token never shown"
+    campaign "$S.json" 'c["launcher"] = "slurm"
 c["matrix"] = {"op": ["write", "send"], "mode": "bw", "sizes": [[4096]], "duration_s": 60,
                "timeout_s": 120}
 c["timeout_s"] = 30' || fail "cannot write the campaign to stop"
-on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/stop" "$W/stop.json" &
-pid=$!
-# While the first point runs: the command lines on the nodes and the steps as Slurm shows them.
-# (A client: the host checks run rdmabench on the nodes too.) The point runs until its timeout_s,
-# 30 s after its launch: a deliberate allowance for the ssh round trips below on a slow guest,
-# made at once (on a loaded host three in a row once took longer than 20 s). Were they later, ps
-# and scontrol would not show the steps and the test would fail; it cannot pass by it.
-wait_for "the first point did not start (see $W/stop.err)" '[ -n "$(on 3 "pgrep -f \"[r]dmabench client\"")" ]'
-on 2 'ps -eo args' >"$W/ps2.out" &
-p2=$!
-on 3 'ps -eo args' >"$W/ps3.out" &
-p3=$!
-on1 scontrol show step "$(cat "$W/stop.job")" >"$W/steps.out" 2>&1 &
-ps=$!
-wait "$p2" "$p3" "$ps"
-cat "$W/ps2.out" "$W/ps3.out" >"$W/ps.out"
-grep -q "rdmabench server" "$W/ps.out" && grep -q "rdmabench" "$W/steps.out" ||
-    { show "$W/ps.out" "$W/steps.out"; fail "did not see the running steps"; }
-! grep -q "$TOKEN" "$W/ps.out" "$W/steps.out" || fail "the token is on a command line or in scontrol's view"
-# Then the first point times out, and SIGINT comes while the second one runs (up to its own 30 s:
-# the same allowance for one ssh round trip; later, the sweep would exit 1, not 130).
-wait_for "the second point did not start (see $W/stop.err)" 'grep -q "\"status\":\"failed\"" "$W/stop/index.jsonl" 2>/dev/null && [ -n "$(on 3 "pgrep -f \"[r]dmabench client\"")" ]'
-on 1 'pkill -INT -x rdmabench' || fail "cannot send SIGINT to the sweep on rb-host1"
-wait "$pid"
-rc=$?
-show "$W/stop.out" "$W/stop.err"
-[ "$rc" = 130 ] || fail "expected exit status 130 after SIGINT, got $rc"
-grep -q '"error":"timed out after 30 s' "$W/stop/index.jsonl" || fail "the first point did not time out"
-no_steps_left "$W/stop"
-for n in 2 3; do
-    left=$(on "$n" "pgrep -ax rdmabench")
-    [ -z "$left" ] || fail "left running on rb-host$n: $left"
-done
+    on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$S" "$S.json" &
+    pid=$!
+    # While the first point runs: the command lines on the nodes and the steps as Slurm shows them.
+    # (A client: the host checks run rdmabench on the nodes too.) The point runs until its timeout_s,
+    # 30 s after its launch: a deliberate allowance for the ssh round trips below on a slow guest,
+    # made at once (on a loaded host three in a row once took longer than 20 s). Were they later, ps
+    # and scontrol would not show the steps and the test would fail; it cannot pass by it.
+    wait_for "the first point did not start (see $S.err)" '[ -n "$(on 3 "pgrep -f \"[r]dmabench client\"")" ]'
+    on 2 'ps -eo args' >"$W/ps2.out" &
+    p2=$!
+    on 3 'ps -eo args' >"$W/ps3.out" &
+    p3=$!
+    on1 scontrol show step "$(cat "$S.job")" >"$W/steps.out" 2>&1 &
+    ps=$!
+    wait "$p2" "$p3" "$ps"
+    cat "$W/ps2.out" "$W/ps3.out" >"$W/ps.out"
+    grep -q "rdmabench server" "$W/ps.out" && grep -q "rdmabench" "$W/steps.out" ||
+        { show "$W/ps.out" "$W/steps.out"; fail "did not see the running steps"; }
+    ! grep -q "$TOKEN" "$W/ps.out" "$W/steps.out" || fail "the token is on a command line or in scontrol's view"
+    # Then the first point times out, and SIGINT comes while the second one runs (up to its own 30 s:
+    # the same allowance for one ssh round trip; later, the sweep would exit 1, not 130).
+    wait_for "the second point did not start (see $S.err)" 'grep -q "\"status\":\"failed\"" "$S/index.jsonl" 2>/dev/null && [ -n "$(on 3 "pgrep -f \"[r]dmabench client\"")" ]'
+    on 1 'pkill -INT -x rdmabench' || fail "cannot send SIGINT to the sweep on rb-host1"
+    wait "$pid"
+    rc=$?
+    show "$S.out" "$S.err"
+    [ "$rc" = 130 ] || fail "expected exit status 130 after SIGINT, got $rc"
+    grep -q '"error":"timed out after 30 s' "$S/index.jsonl" || fail "the first point did not time out"
+    no_steps_left "$S"
+    for n in 2 3; do
+        left=$(on "$n" "pgrep -ax rdmabench")
+        [ -z "$left" ] || fail "left running on rb-host$n: $left"
+    done
+}
+if want 3; then
+    for run in $(seq "${RDMABENCH_SLURM_STEP3_RUNS:-1}"); do
+        slurm_step3 "$([ "$run" = 1 ] || echo "-$run")"
+    done
+fi
 
+if want 4; then
 step "slurm 4. the allocation cancelled mid-campaign: results kept, --resume in a new one"
 campaign "$W/end.json" 'c["launcher"] = "slurm"' || fail "cannot write the campaign to cut short"
 on1 salloc -N 3 -w "rb-host[1-3]" bash "$W/in_alloc.sh" "$W/end" "$W/end.json" &
@@ -223,7 +250,9 @@ python3 "$(dirname "$0")/compare_sweeps.py" "$W/by-ssh" "$W/end" >"$W/compare.ou
 rc=$?
 show "$W/compare.out"
 [ "$rc" = 0 ] || fail "the two launchers wrote different results"
+fi
 
+if want 5; then
 step "slurm 5. a node whose slurmd is gone is left out with its links; the rest runs"
 py_check "cannot write the campaign with a node down" "$W/pw.json" "$W/down.json" <<'PY'
 import json, sys
@@ -256,5 +285,6 @@ grep -q "host check failed for fabric host 'rb-host3': its agent did not start" 
     fail "the agents were not started again one step per node"
 counts=$("$CHECK" "$W/down") || fail "the node-down results do not validate ($counts)"
 case $counts in "ok=1 failed=2 skipped=0 results=1 "*) ;; *) fail "node down: got $counts" ;; esac
+fi
 
 echo "PASS: the slurm launcher: a pairwise fabric, the same results as ssh, refusals, timeout and SIGINT cancel the steps, resume after the allocation ended, a node down left out" >&2
