@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <thread>
 
+#include "base/number_text.h"
 #include "orchestrator/launch/shell_quote.h"
 
 namespace rdmabench {
@@ -64,10 +66,43 @@ class SlurmJob : public ProcessJob {
       const auto cancel_deadline = Clock::now() + std::chrono::seconds(10);
       while (cancel_->running() && Clock::now() < cancel_deadline) pump({cancel_.get()}, 100);
       cancel_->terminate(1.0);
+      wait_step_gone(step());
     }
   }
 
+  std::string err() const override { return ProcessJob::err() + note_; }
+
  private:
+  // srun ends when Slurm has signalled the step's task, not when the task has gone: a cancelled
+  // step stays listed until its task has exited, and an RDMA client's exit (its QPs, CQs and
+  // MRs torn down with traffic in flight) took seconds on the emulated testbed's loaded nodes
+  // (issue 47: a timed-out point's client step still listed as the sweep moved on or exited).
+  // So the point is not over before the step has left squeue: polled every half second, up to
+  // step_gone_s; one still listed then is said in the job's stderr (and so in the index).
+  void wait_step_gone(const std::string& id) {
+    if (id.empty()) return;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(s_.step_gone_s);
+    while (Clock::now() < deadline) {
+      SpawnOptions o;
+      o.argv = {"squeue", "-h", "--steps=" + id, "-o", "%i"};
+      std::unique_ptr<Child> q;
+      try {
+        q = Child::spawn(o);
+      } catch (const std::exception&) {
+        return;  // no squeue here: nothing to wait with
+      }
+      const auto q_deadline = Clock::now() + std::chrono::seconds(10);
+      while (q->running() && Clock::now() < q_deadline) pump({q.get()}, 100);
+      q->terminate(1.0);
+      // Gone: listed no more, or its job gone (squeue exits 1, "Invalid job id").
+      if (q->status() != 0 || q->out().find(id) == std::string::npos) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    note_ = "rdmabench: Slurm step " + id + " was still listed " + three_digits(s_.step_gone_s) +
+            " s after its scancel\n";
+  }
+
+  std::string note_;
   SlurmSettings s_;
   std::unique_ptr<Child> cancel_;  // the scancel of the step, once started
   bool signalled_ = false;         // srun was sent SIGTERM before its step was known

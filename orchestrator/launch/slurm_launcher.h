@@ -26,6 +26,7 @@ namespace rdmabench {
 struct SlurmSettings {
   std::string job_id;             // the allocation (SLURM_JOB_ID)
   double connect_timeout_s = 10;  // bounds scancel and the step's start, like ssh's connect
+  double step_gone_s = 30;        // a cancelled step's wait to leave squeue (slurm_launcher.cc)
 };
 
 std::unique_ptr<Launcher> make_slurm_launcher(const std::string& node, const SlurmSettings& s);

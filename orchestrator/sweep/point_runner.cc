@@ -56,8 +56,9 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
   std::unique_ptr<Job> server, client;
 
   auto finish = [&](bool ok, const std::string& why) -> PointOutcome {
-    if (client) client->stop();
-    if (server) server->stop();
+    // Both ends at once, as a round's flows (one grace period, not one per end: a Slurm step's
+    // stop waits for the step to leave squeue).
+    stop_all({client.get(), server.get()});
     o.ok = ok;
     o.server_log = server ? server->err() : "";
     o.client_log = client ? client->err() : "";

@@ -222,6 +222,32 @@ TEST_F(FakeSlurm, StepGetsTheTokenInItsEnvironmentAndStopsByScancel) {
   EXPECT_EQ(job->status(), 128 + 15);
 }
 
+// A cancelled step stays listed until its task has gone (an RDMA client's exit takes seconds on
+// a loaded node): stop() returns only once squeue lists it no more, and says so when it stays.
+TEST_F(FakeSlurm, StopWaitsForTheCancelledStepToLeaveSqueue) {
+  // squeue lists the step on its first three calls, then no more.
+  write("squeue",
+        "n=$(cat \"$FAKE_SLURM/squeue.n\" 2>/dev/null || echo 0); n=$((n + 1))\n"
+        "echo $n >\"$FAKE_SLURM/squeue.n\"\n"
+        "echo \"$*\" >\"$FAKE_SLURM/squeue.args\"\n"
+        "[ $n -gt 3 ] || echo 42.7\n");
+  auto l = make_slurm_launcher("n2", SlurmSettings{"42", 2, 20});
+  auto job = l->start({"sh", "-c", "echo ready; exec sleep 60"}, "t");
+  for (int i = 0; i < 100 && job->step().empty(); ++i) pump_jobs({job.get()}, 100);
+  ASSERT_EQ(job->step(), "42.7");
+  job->stop();
+  EXPECT_EQ(read(dir_ + "/squeue.n"), "4\n");  // listed three times, then gone
+  EXPECT_EQ(read(dir_ + "/squeue.args"), "-h --steps=42.7 -o %i\n");
+  EXPECT_EQ(job->err(), "");
+  // A step that stays: stop() gives up after step_gone_s and says so.
+  write("squeue", "echo 42.7\n");
+  auto l2 = make_slurm_launcher("n2", SlurmSettings{"42", 2, 1});
+  auto stuck = l2->start({"sh", "-c", "echo ready; exec sleep 60"}, "t");
+  for (int i = 0; i < 100 && stuck->step().empty(); ++i) pump_jobs({stuck.get()}, 100);
+  stuck->stop();
+  EXPECT_EQ(stuck->err(), "rdmabench: Slurm step 42.7 was still listed 1 s after its scancel\n");
+}
+
 TEST_F(FakeSlurm, ShortCommandsAreStepsToo) {
   auto l = make_slurm_launcher("n1", SlurmSettings{"42", 2});
   const CommandOutput r = l->run({"echo", "hello"}, 10);
