@@ -42,7 +42,10 @@ PointIds::PointIds(const nlohmann::json& values) : values_text_(values.dump()) {
   }
   std::string sizes;
   if (list.size() <= 3) {
-    for (uint64_t s : list) sizes += (sizes.empty() ? "" : "_") + format_size(s);
+    for (uint64_t s : list) {  // piece by piece: "_" + std::string trips GCC 12's -Wrestrict
+      if (!sizes.empty()) sizes += '_';
+      sizes += format_size(s);
+    }
   } else {
     sizes = format_size(list.front()) + "-" + format_size(list.back()) + "x" +
             std::to_string(list.size());

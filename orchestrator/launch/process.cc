@@ -136,7 +136,9 @@ std::string find_program(const std::string& argv0) {
     size_t colon = dirs.find(':', start);
     std::string dir =
         dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (dir.empty()) dir = ".";
+    // (assign, not `dir = "."`: GCC 12's -Wrestrict false positive on a literal assigned to a
+    // string at -O3, bug 105651)
+    if (dir.empty()) dir.assign(1, '.');
     std::string cand = dir + "/" + argv0;
     struct stat st {};
     if (::stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(cand.c_str(), X_OK) == 0)
