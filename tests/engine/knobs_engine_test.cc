@@ -164,6 +164,33 @@ TEST_F(Knobs, SgeRefusals) {
   refused({"--op", "fetch_add", "--sge", "2"}, {"invalid sge '2'", "atomics"});
 }
 
+// ---- latency mode's queues (issue 47) -----------------------------------------------------------
+
+// A closed-loop latency run keeps one message in flight: its CQ holds that and a margin, not the
+// depths' sum; a read posts no receive, so its receive queue is one unused entry; a send keeps
+// its receive depth. Bandwidth mode keeps the depths' sum. Each size records the workers'
+// context switches.
+TEST_F(Knobs, LatencyModeSizesItsQueuesToWhatIsInFlight) {
+  json rd = ok({"--op", "read", "--mode", "lat", "-s", "8", "-n", "200"});
+  json sd = ok({"--op", "send", "--mode", "lat", "-s", "8", "-n", "200"});
+  json bw = ok({"--op", "read", "-s", "4K", "-n", "200"});
+  for (const char* side : {"client", "server"}) {
+    SCOPED_TRACE(side);
+    EXPECT_EQ(rd["setup"][side]["cq_entries"], 1 + 8);
+    EXPECT_GE(rd["setup"][side]["qp_attr"]["max_recv_wr"].get<int>(), 1);
+    EXPECT_LT(rd["setup"][side]["qp_attr"]["max_recv_wr"].get<int>(), 16);  // not rx-depth 512
+    EXPECT_EQ(sd["setup"][side]["cq_entries"], 1 + 1 + 8);
+    EXPECT_GE(sd["setup"][side]["qp_attr"]["max_recv_wr"].get<int>(), 512);
+    EXPECT_EQ(bw["setup"][side]["cq_entries"], 128 + 512 + 16);
+  }
+  for (const json* d : {&rd, &sd, &bw}) {
+    const json& cpu = (*d)["results"][0]["cpu"];
+    EXPECT_TRUE(cpu.contains("voluntary_switches") && cpu.contains("involuntary_switches"))
+        << cpu.dump();
+    EXPECT_TRUE((*d)["results"][0]["threads"][0]["cpu"].contains("involuntary_switches"));
+  }
+}
+
 // ---- outstanding reads/atomics ----------------------------------------------------------------
 
 TEST_F(Knobs, MaxRdAtomicSetsTheQpAttributes) {

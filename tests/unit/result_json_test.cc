@@ -95,10 +95,10 @@ RunResult sample_run() {
     tr.seconds = 0.003 + t * 1e-4;
     tr.gbps = gbps(tr.bytes, tr.seconds);
     tr.mmsg_per_s = mmsg_per_s(tr.ops, tr.seconds);
-    tr.cpu = {0.0029, 0.0001 * (t + 1), 0.99};
+    tr.cpu = {0.0029, 0.0001 * (t + 1), 0.99, 2 * t, t + 1};
     ok.threads.push_back(tr);
   }
-  ok.cpu = {0.0058, 0.0003, 1.94};
+  ok.cpu = {0.0058, 0.0003, 1.94, 2, 3};
   ok.sent_messages = 2200;
   ok.received_messages = 2200;
   ok.received_bytes = 2200 * 64;
@@ -196,6 +196,12 @@ TEST(ResultJsonTest, RunResultRoundTripThroughText) {
   ASSERT_EQ(a.threads.size(), 2u);
   EXPECT_EQ(a.threads[1].thread, 1u);
   EXPECT_EQ(a.threads[1].cpu.sys_s, r.results[0].threads[1].cpu.sys_s);
+  // The workers' context switches (a fidelity fact, SCHEMA.md), per thread and summed.
+  EXPECT_EQ(a.threads[1].cpu.voluntary_switches, 2u);
+  EXPECT_EQ(a.threads[1].cpu.involuntary_switches, 2u);
+  EXPECT_EQ(a.cpu.voluntary_switches, 2u);
+  EXPECT_EQ(a.cpu.involuntary_switches, 3u);
+  EXPECT_EQ(first["results"][0]["cpu"]["involuntary_switches"], 3);
   ASSERT_TRUE(a.reverse.has_value());
   EXPECT_EQ(a.reverse->ops, 1900u);
   ASSERT_TRUE(a.window.has_value());
@@ -230,7 +236,11 @@ TEST(ResultJsonTest, OlderDocumentsWithoutClockChecksAndPercentileMethodStillRea
   for (const char* k : {"invariant_tsc", "tsc_note", "read_cost_ns", "drift", "steady"})
     doc["clock"].erase(k);
   doc["results"][0]["latency"].erase("percentiles");
+  doc["results"][0]["cpu"].erase("voluntary_switches");
+  doc["results"][0]["cpu"].erase("involuntary_switches");
   const RunResult back = run_result_from_json(doc);
+  EXPECT_FALSE(back.results[0].cpu.voluntary_switches.has_value());  // not recorded then
+  EXPECT_FALSE(back.results[0].cpu.involuntary_switches.has_value());
   EXPECT_EQ(back.clock.read_cost_ns, 0.0);
   EXPECT_TRUE(back.clock.steady);
   ASSERT_TRUE(back.results[0].latency);
