@@ -1,6 +1,6 @@
 #pragma once
 // `rdmabench check --fabric CAMPAIGN`: the check over a fabric, through the campaign machinery
-// (README "Health checks and monitoring"). The campaign's hosts, launcher and agents run a ring
+// (docs/health-checks.md). The campaign's hosts, launcher and agents run a ring
 // (each host sends to the next and serves the one before it: every host is an end of two links),
 // one sweep per traffic group into --out; each host's port facts come from its agent's hello
 // (its env file), each link's figures from its flow's result. A host's verdict comes from its own

@@ -96,7 +96,8 @@ void write_man_page(std::ostream& os, const CLI::App& app, const std::string& ve
        "the Soft-RoCE testbed (/usr/share/rdmabench/testbed/README.md); "
        "/usr/share/rdmabench/testbed/slurm runs Slurm in its guests"},
       {"/usr/share/doc/rdmabench/",
-       "README.md, campaigns.md (campaign files), SCHEMA.md (result documents)"}};
+       "README.md and docs/ (a page per task), campaigns.md (campaign files), SCHEMA.md (result "
+       "documents)"}};
   os << ".SH FILES\n";
   for (const auto& [path, what] : kFiles) os << ".TP\n" << roff(path) << "\n" << roff(what) << "\n";
   os << ".SH \"SEE ALSO\"\n/usr/share/doc/rdmabench, /usr/share/rdmabench/configs\n";

@@ -1,9 +1,9 @@
 #pragma once
-// rdmabench check: a node or link health check in one command (README "Health checks and
-// monitoring"). The port's facts first (no traffic), then short workloads against a peer's
-// running server (--peer) or a server of its own on this host (--loopback); every figure judged
-// by an expectation (model/check_expectation.h); one line each, a verdict line, --json, and
-// exit status 8 when an expectation fails.
+// rdmabench check: a node or link health check in one command (docs/health-checks.md). The port's
+// facts first (no traffic), then short workloads against a peer's running server (--peer) or a
+// server of its own on this host (--loopback); every figure judged by an expectation
+// (model/check_expectation.h); one line each, a verdict line, --json, and exit status 8 when an
+// expectation fails.
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>

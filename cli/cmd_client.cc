@@ -19,8 +19,8 @@
 namespace rdmabench {
 namespace {
 
-// An interrupted run is a failure with its own status (README "Exit status"), also where SIGINT
-// was inherited ignored (a background job of a non-interactive shell).
+// An interrupted run is a failure with its own status (docs/single-pair.md, "Exit status"), also
+// where SIGINT was inherited ignored (a background job of a non-interactive shell).
 void on_client_signal(int sig) { ::_exit(128 + sig); }
 
 // --start-at: a Unix time no further ahead than the workload's timeout (the server waits that

@@ -27,7 +27,7 @@ struct ClientArgs {
 };
 
 CLI::App* add_client_command(CLI::App& app, ClientArgs& a);
-// Runs the test; its exit status (README "Exit status"). ConfigError for bad input.
+// Runs the test; its exit status (docs/single-pair.md, "Exit status"). ConfigError for bad input.
 int run_client_command(ClientArgs& a);
 
 }  // namespace rdmabench

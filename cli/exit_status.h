@@ -1,6 +1,6 @@
 #pragma once
 // rdmabench's exit statuses: one table, printed by --help (exit_status_help) and listed in the
-// README ("Exit status"); the client's failure kinds map onto it.
+// docs/single-pair.md ("Exit status"); the client's failure kinds map onto it.
 #include <string>
 
 #include "model/result.h"

@@ -1,6 +1,6 @@
 #pragma once
 // perftest's client flags that scripts carry and that mean nothing new here, accepted in
-// perftest's spelling (README "From perftest"): -F/--CPU-freq (rdmabench calibrates the TSC and
+// perftest's spelling (docs/perftest.md): -F/--CPU-freq (rdmabench calibrates the TSC and
 // never warns about CPU frequency), --report_gbits (rdmabench reports Gb/s always), --out_json
 // and --out_json_file=FILE (rdmabench's result document, results/SCHEMA.md, written where
 // perftest would write its JSON). Each prints a note saying so. The workload options' perftest

@@ -1,7 +1,7 @@
 #pragma once
-// The client's view of one size's measurement while it runs (--interval, README "Watching a
-// link"): the control thread closes an interval every interval_s seconds from what the workers
-// show it — the operations each bandwidth worker has completed (WorkerProgress, relaxed
+// The client's view of one size's measurement while it runs (--interval, docs/single-pair.md
+// "Watching a link"): the control thread closes an interval every interval_s seconds from what the
+// workers show it — the operations each bandwidth worker has completed (WorkerProgress, relaxed
 // atomics) or the counters of each latency worker's histogram (Histogram::snapshot_counts) —
 // and, when the workers are done, the last one from the measurement's own totals, so the
 // intervals add up to the totals exactly; with read_counters_with, each interval also carries the

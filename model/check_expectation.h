@@ -1,6 +1,6 @@
 #pragma once
 // `rdmabench check`'s expectations: one line of text each, parsed once into this description and
-// judged against what the check measured (README "Health checks and monitoring"). Two kinds:
+// judged against what the check measured (docs/health-checks.md). Two kinds:
 //
 //   node facts (read from the device and sysfs, no traffic):
 //     port state = ACTIVE        port mtu >= 4096        port speed >= 100 Gb/s

@@ -1,5 +1,5 @@
 #pragma once
-// The rule of `rdmabench check --fabric` (README "Health checks and monitoring") that turns
+// The rule of `rdmabench check --fabric` (docs/health-checks.md) that turns
 // per-link results into a host's verdict. Every host of the ring is an end of two links (the one
 // it sends on and the one it serves); a failed link implicates both of its ends, so one failed
 // link alone blames neither. A host FAILs when one of its own expectations (port, GID, firmware)

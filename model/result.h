@@ -85,8 +85,9 @@ struct MeasurementWindow {
   double end_unix_s = 0;
 };
 
-// One interval of a size's measurement (--interval; README "Watching a link"): the client's
-// operations completed in it. The last one of a size ends with the measurement (usually short).
+// One interval of a size's measurement (--interval; docs/single-pair.md "Watching a link"): the
+// client's operations completed in it. The last one of a size ends with the measurement (usually
+// short).
 struct IntervalResult {
   double start_unix_s = 0;  // the client host's realtime clock, like MeasurementWindow
   double offset_s = 0;      // from the start of the size's measurement
@@ -170,8 +171,8 @@ struct RunResult {
   nlohmann::json setup =
       nlohmann::json::object();  // {"client": SessionResources::setup_info, "server": ...}
   std::string error;             // run-level error ("" if none)
-  // What kind of failure `error` is, for the exit status (README "Exit status"); not written
-  // to the document.
+  // What kind of failure `error` is, for the exit status (docs/single-pair.md, "Exit status"); not
+  // written to the document.
   enum class Failure { kNone, kFailed, kBadInput, kRefused, kTimeout, kBusy };
   Failure failure = Failure::kNone;
 };

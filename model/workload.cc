@@ -142,7 +142,8 @@ uint32_t Workload::bw_signal_every(uint64_t size, uint64_t phase_ops) const noex
 
 namespace {
 
-// The engine knobs (README "Engine knobs"): ranges and the combinations they make sense in.
+// The engine knobs (docs/single-pair.md "Engine knobs"): ranges and the combinations they make
+// sense in.
 void validate_knobs(const Workload& w) {
   const std::string n_text = std::to_string(w.post_list);
   if (w.post_list > 1) {

@@ -65,7 +65,7 @@ struct Workload {
   double duration_s = 0;         // > 0: run for this long per size instead of a count
   uint64_t warmup = UINT64_MAX;  // warm-up iterations per QP; UINT64_MAX = default (10 %, >= 1)
   double warmup_s = 1.0;         // warm-up time in duration mode
-  // Watching a run (README "Watching a link"): > 0: the client reports the rate every
+  // Watching a run (docs/single-pair.md "Watching a link"): > 0: the client reports the rate every
   // interval_s seconds and the result keeps each interval; run_infinitely: the client measures
   // its one size until SIGINT/SIGTERM (duration mode without an end).
   double interval_s = 0;
@@ -83,7 +83,7 @@ struct Workload {
   bool verify = false;
   uint32_t mtu = 0;        // 0 = the ports' active MTU
   double timeout_s = 5.0;  // longest wait for the peer or for progress
-  // Engine knobs (README "Engine knobs"); the defaults are the behaviour without them.
+  // Engine knobs (docs/single-pair.md "Engine knobs"); the defaults are the behaviour without them.
   uint32_t post_list = 1;      // WRs chained per post call (sends, and receive re-posts)
   uint32_t sge = 1;            // scatter/gather entries per message (both sides)
   uint32_t max_rd_atomic = 0;  // outstanding reads/atomics per QP; 0 = min(device, 16)
@@ -94,7 +94,7 @@ struct Workload {
   uint64_t align = 0;          // buffer start alignment in bytes (power of two); 0 = page
   MrMode mr = MrMode::kPerQp;  // one MR per QP, or one shared MR per side
   int32_t numa = kNumaNone;    // kNumaNone, kNumaAuto (the device's node) or a node number
-  // QP settings (README "Traffic classes and QP settings"): the address vector, the
+  // QP settings (docs/single-pair.md "Traffic classes and QP settings"): the address vector, the
   // P_Key and the RC timers of both sides' QPs; the defaults are the values before they existed.
   uint32_t sl = 0;              // service level (InfiniBand; RoCE: the priority some NICs map)
   uint32_t tos = 0;             // traffic class byte (RoCE v2: the IP TOS, DSCP << 2 | ECN)
@@ -119,8 +119,8 @@ struct Workload {
   // The signalling interval of one bandwidth phase of `phase_ops` sends per QP of `size` bytes
   // (UINT64_MAX: duration mode). The workload's signal_every when set; otherwise
   // effective_signal_every() lowered so that the phase has at least kMinSignals signalled
-  // completions and one comes at least every kSignalBytes (README "How it measures"), in whole
-  // post lists. A slow link then shows progress long before the phase's end.
+  // completions and one comes at least every kSignalBytes (docs/single-pair.md "How it
+  // measures"), in whole post lists. A slow link then shows progress long before the phase's end.
   uint32_t bw_signal_every(uint64_t size, uint64_t phase_ops) const noexcept;
   static constexpr uint64_t kMinSignals = 4;
   static constexpr uint64_t kSignalBytes = uint64_t{1} << 20;

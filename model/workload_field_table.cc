@@ -290,7 +290,7 @@ const std::array kFields = {
                   .unit = "seconds",
                   .set = set_value<&Workload::timeout_s>,
                   .get = get_value<&Workload::timeout_s>},
-    // Engine knobs (README "Engine knobs").
+    // Engine knobs (docs/single-pair.md "Engine knobs").
     WorkloadField{
         .key = "post_list",
         .option = "post-list",
@@ -404,7 +404,8 @@ const std::array kFields = {
         .series = true,
         .order = order_numa,
         .series_text = "numa="},
-    // QP settings (README "Traffic classes and QP settings"); perftest's spellings too.
+    // QP settings (docs/single-pair.md "Traffic classes and QP settings"); perftest's spellings
+    // too.
     WorkloadField{.key = "sl",
                   .option = "sl",
                   .names = "-S,--sl",

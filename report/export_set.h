@@ -1,13 +1,13 @@
 #pragma once
-// What `rdmabench export --junit` and `--prometheus` read (export_formats.md in README "Health
-// checks and monitoring"): every workload point of the inputs with its status, and its result
-// document when it has one. A sweep's folder (it has an index.jsonl) gives one point per point of
-// its index, the last line counting (ok, failed with the reason, skipped with the reason), and
-// its fabric verdicts; any other result document is a point of its own, failed when its run or
-// one of its sizes failed. A check's document (`rdmabench check --json`, named as a file) gives
-// one point per expectation, failed when it failed, and its verdict. A comparison
-// (`rdmabench compare --json`, named as a file) gives one point per compared figure, failed when
-// it is a regression, and one skipped point per figure not compared.
+// What `rdmabench export --junit` and `--prometheus` read (docs/health-checks.md): every workload
+// point of the inputs with its status, and its result document when it has one. A sweep's folder
+// (it has an index.jsonl) gives one point per point of its index, the last line counting (ok,
+// failed with the reason, skipped with the reason), and its fabric verdicts; any other result
+// document is a point of its own, failed when its run or one of its sizes failed. A check's
+// document (`rdmabench check --json`, named as a file) gives one point per expectation, failed when
+// it failed, and its verdict. A comparison (`rdmabench compare --json`, named as a file) gives one
+// point per compared figure, failed when it is a regression, and one skipped point per figure not
+// compared.
 #include <deque>
 #include <iosfwd>
 #include <nlohmann/json.hpp>

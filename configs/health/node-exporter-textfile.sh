@@ -1,10 +1,10 @@
 #!/bin/bash
-# Example: `rdmabench check` for node_exporter's textfile collector (README "Health checks and
-# monitoring"): run it from cron or a systemd timer; it writes rdmabench.prom (atomically) into
-# the collector's folder: rdmabench_check_pass, rdmabench_check_expectation_pass and
-# rdmabench_check_figure, labelled by host, device, port and expectation. When the check could
-# not run at all it removes the file, so that an alert on absent(rdmabench_check_pass) fires
-# rather than stale figures being read as current.
+# Example: `rdmabench check` for node_exporter's textfile collector (docs/health-checks.md): run it
+# from cron or a systemd timer; it writes rdmabench.prom (atomically) into the collector's folder:
+# rdmabench_check_pass, rdmabench_check_expectation_pass and rdmabench_check_figure, labelled by
+# host, device, port and expectation. When the check could not run at all it removes the file, so
+# that an alert on absent(rdmabench_check_pass) fires rather than stale figures being read as
+# current.
 #
 # Environment (all optional):
 #   RDMABENCH             the command (default: rdmabench on PATH)

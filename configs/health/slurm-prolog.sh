@@ -1,7 +1,7 @@
 #!/bin/bash
 # Example: a Slurm prolog (or epilog) that runs `rdmabench check` on the node and drains the node
-# when the check fails, with the failed expectation as the reason (README "Health checks and
-# monitoring"). Not active anywhere: copy it, adapt it, and name it in slurm.conf
+# when the check fails, with the failed expectation as the reason (docs/health-checks.md). Not
+# active anywhere: copy it, adapt it, and name it in slurm.conf
 # (Prolog=/etc/slurm/prolog.d/rdmabench-check.sh; slurmd runs it as root, which check does not
 # need). It always exits 0: the drain says why, and a failing prolog would also requeue the job.
 #

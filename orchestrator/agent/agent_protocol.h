@@ -3,8 +3,8 @@
 // agent on each host (`rdmabench agent`): the out-of-band channel's frames (base/oob_channel.h:
 // "RDMB", version, length, one JSON object with a "type"), carried by the launch's own
 // stdin/stdout (ssh, local) or a TCP connection the agent makes (a Slurm step: `agent --connect`).
-// One definition of every message is here; README "Fabrics of hundreds of hosts" describes the
-// exchange.
+// One definition of every message is here; docs/fabrics.md "Fabrics of hundreds of hosts" describes
+// the exchange.
 //
 //   agent -> controller   challenge {nonce}
 //   controller -> agent   auth {nonce, proof}                 proof = HMAC(token, "controller" ...)

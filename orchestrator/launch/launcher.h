@@ -148,7 +148,8 @@ inline constexpr std::string_view kStepTag = "RDMABENCH_STEP ";
 std::string tagged_value(const std::string& err, std::string_view tag);
 std::string without_tagged_line(std::string err, std::string_view tag);
 
-// The wrapper run by `sh -c` on the remote side for start() (exposed for tests and the README).
+// The wrapper run by `sh -c` on the remote side for start() (exposed for tests and
+// docs/fabrics.md).
 const std::string& remote_job_script();
 // The one for start_agent(): the token line, then the agent with the rest of stdin (the control
 // connection); the agent itself ends at its end of file.

@@ -39,7 +39,7 @@ std::vector<std::string> srun_argv(const SlurmSettings& s, const std::string& no
 // --kill-on-bad-exit=0).
 std::vector<std::string> srun_agents_argv(const SlurmSettings& s,
                                           const std::vector<std::string>& nodes);
-// The wrapper the step runs with `sh -c` (exposed for tests and the README).
+// The wrapper the step runs with `sh -c` (exposed for tests and docs/fabrics.md).
 const std::string& slurm_step_script();
 
 }  // namespace rdmabench

@@ -256,9 +256,9 @@ TEST_F(Engine, SelectiveSignaling) {
   EXPECT_EQ(doc["workload"]["signal_every"], 16);
 }
 
-// The signalling interval adapts to each phase (README "How it measures"): with -n 20, 64-byte
-// sends signal every 5th (at least 4 completions a phase) and 1 MiB sends every one (one a MiB),
-// where the workload's interval is min(100, depth) = 100.
+// The signalling interval adapts to each phase (docs/single-pair.md "How it measures"): with -n 20,
+// 64-byte sends signal every 5th (at least 4 completions a phase) and 1 MiB sends every one (one a
+// MiB), where the workload's interval is min(100, depth) = 100.
 TEST_F(Engine, SignallingIntervalAdaptsToThePhase) {
   auto doc = expect_ok({"--op", "write", "-s", "64,1M", "-n", "20"});
   EXPECT_EQ(doc["workload"]["signal_every"], 100);

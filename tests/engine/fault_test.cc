@@ -117,8 +117,8 @@ class Faults : public ::testing::Test {
 
 // A stall inside a size: the server is frozen (SIGSTOP: its connection stays open, nothing is
 // closed or reset) while a send ping-pong measures, so the client's completions stop. The client
-// ends with exit status 4 (timeout, the README's table), naming "no progress" or the server's
-// silence, and the phase.
+// ends with exit status 4 (timeout, docs/single-pair.md's table), naming "no progress" or the
+// server's silence, and the phase.
 TEST_F(Faults, StallInsideASizeExitsWithTheTimeoutStatus) {
   std::string port;
   auto srv = server(port, {}, true);

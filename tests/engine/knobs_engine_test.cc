@@ -1,7 +1,7 @@
-// The engine knobs on the testbed (README "Engine knobs"): each one must change what the device
-// is asked to do — seen in the engine's own post-call counts, the QP attributes ibv_query_qp
-// reports after connecting, the completions and payloads, the setup and memory report — and
-// show in the result document. Run inside testbed/softroce; never skips.
+// The engine knobs on the testbed (docs/single-pair.md "Engine knobs"): each one must change what
+// the device is asked to do — seen in the engine's own post-call counts, the QP attributes
+// ibv_query_qp reports after connecting, the completions and payloads, the setup and memory report
+// — and show in the result document. Run inside testbed/softroce; never skips.
 #include <gtest/gtest.h>
 
 #include <algorithm>

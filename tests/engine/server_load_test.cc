@@ -521,7 +521,7 @@ TEST_F(ServerLoad, RdmaCmListenerRejectsStrangersAndTheSessionConnects) {
   EXPECT_EQ(next.status, 0) << next.err;
 }
 
-// Exit status 130: a client interrupted mid-run by SIGINT (README "Exit status").
+// Exit status 130: a client interrupted mid-run by SIGINT (docs/single-pair.md "Exit status").
 TEST_F(ServerLoad, InterruptedClientExits130) {
   auto srv = server({});
   LogDrain drain(*srv);

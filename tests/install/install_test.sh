@@ -2,13 +2,14 @@
 # CTest install_tree (label unit, no device): `cmake --install` of the build into a DESTDIR
 # stage (--strip, as a package installs it) puts the command, its manual page, its bash
 # completion, the example campaigns, the testbed scripts and the documentation under the prefix;
-# every path README.md and the manual page name under an install prefix (/usr/share/rdmabench/...,
-# `share/doc/rdmabench`, `bin/rdmabench`, found in their text, not listed here) is in the stage,
-# and every file an installed testbed script runs or sources from beside itself too; the
-# installed command runs and reads an installed campaign, and moved to another prefix, it still
-# does (nothing is found through a path of the build tree), as do testbed/slurm status and
-# testbed/softroce --help; the manual page and the completion are the command's own (--help's
-# options).
+# every page of docs/ is installed beside the README (share/doc/rdmabench/docs/), and every path
+# README.md, the pages of docs/ and the manual page name under an install prefix
+# (/usr/share/rdmabench/..., `share/doc/rdmabench`, `bin/rdmabench`, found in their text, not
+# listed here) is in the stage, and every file an installed testbed script runs or sources from
+# beside itself too; the installed command runs and reads an installed campaign, and moved to
+# another prefix, it still does (nothing is found through a path of the build tree), as do
+# testbed/slurm status and testbed/softroce --help; the manual page and the completion are the
+# command's own (--help's options).
 #   install_test.sh BUILD_DIR
 set -u
 build=${1:?usage: install_test.sh BUILD_DIR}
@@ -24,7 +25,7 @@ P=$T/stage/opt/rb
 for f in bin/rdmabench share/man/man1/rdmabench.1.gz share/bash-completion/completions/rdmabench \
     share/rdmabench/configs/quick.json share/rdmabench/configs/traffic-classes.json \
     share/rdmabench/testbed/softroce share/rdmabench/testbed/lib.sh share/doc/rdmabench/README.md \
-    share/doc/rdmabench/SCHEMA.md share/doc/rdmabench/campaigns.md \
+    share/doc/rdmabench/SCHEMA.md share/doc/rdmabench/campaigns.md share/doc/rdmabench/docs/single-pair.md \
     share/doc/rdmabench/copyright share/doc/rdmabench/changelog.gz; do
     [ -e "$P/$f" ] || fail "not installed: $f"
 done
@@ -43,17 +44,21 @@ got=$(printf '%s\n' 'sbatch /usr/share/a/b.sbatch, (/usr/local/bin/c) `share/doc
 gzip -dc "$P/share/man/man1/rdmabench.1.gz" | sed -E 's/\\-/-/g; s/\\&//g; s/\\f[BIRP]//g' >"$T/man.txt" ||
     fail "cannot read the installed manual page"
 src=$(cd "$(dirname "$0")/../.." && pwd)
-named=$(named_paths "$src/README.md" "$T/man.txt")
-[ "$(grep -c . <<<"$named")" -ge 3 ] || fail "README.md and rdmabench(1) name almost no installed path: $named"
+# Every page the README links to is installed beside it (docs/NAME.md).
+for f in "$src"/docs/*.md; do
+    [ -f "$P/share/doc/rdmabench/docs/${f##*/}" ] || fail "not installed: share/doc/rdmabench/docs/${f##*/}"
+done
+named=$(named_paths "$src/README.md" "$src"/docs/*.md "$T/man.txt")
+[ "$(grep -c . <<<"$named")" -ge 3 ] || fail "README.md, docs/ and rdmabench(1) name almost no installed path: $named"
 while read -r f; do
     # A glob (configs/*.json) must match something; anything else must exist.
-    compgen -G "$P/$f" >/dev/null || fail "README.md or rdmabench(1) names $f, which is not installed"
+    compgen -G "$P/$f" >/dev/null || fail "README.md, docs/ or rdmabench(1) names $f, which is not installed"
 done <<<"$named"
 # What the installed testbed scripts run from beside themselves ("$TESTBED_DIR/NAME") is there.
 for f in $(grep -ohE '\$TESTBED_DIR/[A-Za-z0-9_.-]+' "$P/share/rdmabench/testbed/"* | sort -u); do
     [ -e "$P/share/rdmabench/testbed/${f#\$TESTBED_DIR/}" ] || fail "testbed script needs $f, not installed"
 done
-# What the README tells the user to run is executable.
+# What the documentation tells the user to run is executable.
 for f in share/rdmabench/configs/slurm-campaign.sbatch share/rdmabench/testbed/slurm; do
     [ -x "$P/$f" ] || fail "not executable: $f"
 done

@@ -12,7 +12,7 @@
 #   3. UD send, --tos 40: TOS 40 on the UD packets.
 #   4. IPv6: an address added to each guest's rxe netdev gives a RoCE v2 IPv6 GID; with it named
 #      by -x on both sides, --tos 104 --flow-label 77 run over IPv6, and the packets carry
-#      traffic class 104; the flow label is what the capture shows (see the README).
+#      traffic class 104; the flow label is what the capture shows (see docs/single-pair.md).
 #   5. A fault: `tc netem loss` on rb-host2's link: with the defaults the run completes and the
 #      retransmission counters of the result's counter deltas moved; with --retry-count 0 and a
 #      short --qp-timeout (both held by the client's QP) a timed run fails fast (on the wire, its

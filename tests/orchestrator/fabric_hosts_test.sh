@@ -318,7 +318,7 @@ c["connect_timeout_s"] = 5' || fail "cannot write the campaign with an unreachab
 sweep_expect 1 "ok=2 failed=1 skipped=0 results=2 lines=5 envs=3" "$WORK/gone.json" "$WORK/g"
 grep -q 'fabric host rb-host9 is left out, with its links' "$WORK/g.err" || fail "rb-host9 is not named as left out"
 grep -q '"left out: its host failed the check' "$WORK/g/index.jsonl" || fail "the left-out link's error is not recorded"
-if [ -n "${RDMABENCH_KEEP_FABRIC_RESULTS:-}" ]; then  # the README's figures come from these
+if [ -n "${RDMABENCH_KEEP_FABRIC_RESULTS:-}" ]; then  # docs/fabrics.md's figures come from these
     mkdir -p "$RDMABENCH_KEEP_FABRIC_RESULTS" && cp -r "$WORK/p" "$WORK/i" "$RDMABENCH_KEEP_FABRIC_RESULTS/"
 fi
 

@@ -253,9 +253,9 @@ TEST(FabricProbes, VerdictCriteriaTakeTheSlowRule) {
 
 // The rule on recorded documents (tests/fixtures/probes: a ring over the four testbed guests,
 // 2026-11-28, a netem rate of 10 Mbit/s with a deep queue planted on rb-host4 -> rb-host1, the
-// load keeping 32 writes in flight; README "What makes a link bad"): the testbed makes that
-// probe slow under load in most runs, but its idle p99 varies too much between runs (6 to 31 ms)
-// for a CI test to count on it, so the rule is proven here on one such run's documents.
+// load keeping 32 writes in flight; docs/fabrics.md "What makes a link bad"): the testbed makes
+// that probe slow under load in most runs, but its idle p99 varies too much between runs (6 to 31
+// ms) for a CI test to count on it, so the rule is proven here on one such run's documents.
 TEST(FabricProbes, ARecordedDeepQueueIsSlowUnderLoadAndTheCleanLinksAreNot) {
   const std::string dir = (testutil::kFixtureRoot / "probes").string();
   const Campaign c = parse(json::parse(testutil::read_text(dir + "/queue-campaign.json")));

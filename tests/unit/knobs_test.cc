@@ -1,6 +1,6 @@
-// The engine knobs (README "Engine knobs"): validation with ConfigErrors naming option, value and
-// limit; JSON round trip; command-line spelling; the SGE split; and the host helpers they use
-// (NUMA from sysfs, huge page accounting, aligned mappings).
+// The engine knobs (docs/single-pair.md "Engine knobs"): validation with ConfigErrors naming
+// option, value and limit; JSON round trip; command-line spelling; the SGE split; and the host
+// helpers they use (NUMA from sysfs, huge page accounting, aligned mappings).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
-// README "From perftest": every row's perftest command line and its rdmabench one parse to the
-// same workload, device and result file. The rows are read from the README itself, so the table
+// README "Coming from perftest": every row's perftest command line and its rdmabench one parse to
+// the same workload, device and result file. The rows are read from the README itself, so the table
 // cannot drift from what the client accepts.
 #include <gtest/gtest.h>
 
@@ -62,13 +62,13 @@ const std::map<std::string, std::vector<std::string>> kTools = {
     {"ib_atomic_lat", {"--op", "fetch_add", "--mode", "lat"}},
 };
 
-// The rows of README.md's "From perftest" table: {perftest command, rdmabench command}.
+// The rows of README.md's "Coming from perftest" table: {perftest command, rdmabench command}.
 std::vector<std::pair<std::string, std::string>> readme_rows() {
   std::ifstream in(std::string(RDMABENCH_SOURCE_DIR) + "/README.md");
   std::vector<std::pair<std::string, std::string>> rows;
   bool in_section = false;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("### ", 0) == 0) in_section = line == "### From perftest";
+    if (line.rfind('#', 0) == 0) in_section = line == "## Coming from perftest";
     if (!in_section || line.rfind("| `ib_", 0) != 0) continue;
     const auto a = line.find('`') + 1;
     const auto b = line.find('`', a);
@@ -81,7 +81,7 @@ std::vector<std::pair<std::string, std::string>> readme_rows() {
 
 TEST(PerftestSpellings, EveryReadmeRowParsesToTheSameWorkload) {
   const auto rows = readme_rows();
-  ASSERT_GE(rows.size(), 8u) << "the README's From perftest table was not found";
+  ASSERT_GE(rows.size(), 8u) << "the README's Coming from perftest table was not found";
   for (const auto& [perftest, ours] : rows) {
     SCOPED_TRACE(perftest + "  vs  " + ours);
     std::vector<std::string> p = words(perftest);

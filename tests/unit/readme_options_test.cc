@@ -1,8 +1,8 @@
-// The README's option tables against the definitions they describe: every workload field of the
-// field table (model/workload_field_table.cc) is named in a table row of the README by its long
-// option, and every option a table row names is one the command line accepts (cli/cli_app.h).
-// So a new field without a README row, a renamed option, or a row for an option that went away
-// fails here.
+// The option tables of docs/single-pair.md (the README's until the docs/ split) against the
+// definitions they describe: every workload field of the field table
+// (model/workload_field_table.cc) is named in a table row of that page by its long option, and
+// every option a table row names is one the command line accepts (cli/cli_app.h). So a new field
+// without a row, a renamed option, or a row for an option that went away fails here.
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
@@ -18,14 +18,15 @@
 namespace rdmabench {
 namespace {
 
+// The page that holds the option tables.
 std::string readme() {
-  std::ifstream in(std::string(RDMABENCH_SOURCE_DIR) + "/README.md");
+  std::ifstream in(std::string(RDMABENCH_SOURCE_DIR) + "/docs/single-pair.md");
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
-// The options (-x, --long-name) named in the first cell of the README's table rows: every option
+// The options (-x, --long-name) named in the first cell of the page's table rows: every option
 // in its code spans ("`-s, --size`", "`--cq poll\|event`, `-e`").
 std::set<std::string> options_in_tables(const std::string& text) {
   std::set<std::string> out;
@@ -55,11 +56,12 @@ void spellings(const CLI::App& app, std::set<std::string>& out) {
 
 TEST(ReadmeOptions, EveryWorkloadFieldHasARow) {
   const std::set<std::string> named = options_in_tables(readme());
-  ASSERT_GT(named.size(), 40u) << "the README's option tables were not found";
+  ASSERT_GT(named.size(), 40u) << "the option tables of docs/single-pair.md were not found";
   std::string missing;
   for (const WorkloadField& f : workload_fields())
     if (named.count("--" + std::string(f.option)) == 0) missing += " --" + std::string(f.option);
-  EXPECT_TRUE(missing.empty()) << "workload fields without a README table row:" << missing;
+  EXPECT_TRUE(missing.empty()) << "workload fields without a row in docs/single-pair.md:"
+                               << missing;
 }
 
 TEST(ReadmeOptions, EveryOptionInATableIsAccepted) {
@@ -69,7 +71,7 @@ TEST(ReadmeOptions, EveryOptionInATableIsAccepted) {
   std::string unknown;
   for (const std::string& o : options_in_tables(readme()))
     if (accepted.count(o) == 0) unknown += " " + o;
-  EXPECT_TRUE(unknown.empty()) << "README table rows name options the command line lacks:"
+  EXPECT_TRUE(unknown.empty()) << "docs/single-pair.md rows name options the command line lacks:"
                                << unknown;
 }
 
