@@ -42,8 +42,8 @@ struct WorkerQueues {
 // plus a margin, not the depths' sum (perftest's latency CQ holds about two entries; a ring of
 // hundreds puts every completion on a new cache line for nothing), and the receive queue holds
 // one entry (never posted to) unless the op takes receives (read, write and atomics post none).
-// Issue 47, bench/README
-// "Latency: queues, threads and the post path".
+// The send queue keeps tx_depth: a closed loop's of signal_every + 1 entries stalled rxe's write
+// ping-pong (bench/README "Latency: queues, threads and the post path", issue 47).
 struct QueueSizes {
   uint32_t send = 0;  // per QP
   uint32_t recv = 0;  // per QP

@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/json_util.h"
 
 namespace rdmabench {
@@ -16,14 +18,6 @@ namespace {
 
 bool is_record(const nlohmann::json& j) {
   return j.is_object() && j.contains("record") && j["record"].is_string();
-}
-
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -100,7 +94,7 @@ std::map<std::string, IndexEntry> parse_index(const std::string& text, size_t* b
 }
 
 std::map<std::string, IndexEntry> read_index(const std::string& path, size_t* bad_lines) {
-  const auto text = read_text(path);
+  const auto text = read_file(path);
   if (!text) {
     if (bad_lines != nullptr) *bad_lines = 0;
     return {};

@@ -3,20 +3,19 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
-#include <sstream>
+
+#include "base/file_text.h"
 
 namespace rdmabench {
 namespace fs = std::filesystem;
 namespace {
 
 bool read_text(const fs::path& p, std::string& out) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return false;
-  std::stringstream s;
-  s << in.rdbuf();
-  out = s.str();
-  return true;
+  std::optional<std::string> text = read_file(p.string());
+  if (text) out = std::move(*text);
+  return text.has_value();
 }
 
 std::vector<fs::path> json_files(const fs::path& dir) {

@@ -3,10 +3,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
-#include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/temp_dir.h"
 #include "base/utc_time.h"
 #include "report/data_uri.h"
@@ -22,11 +23,9 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_binary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read the figure " + path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::optional<std::string> bytes = read_file(path);
+  if (!bytes) throw Error("cannot read the figure " + path);
+  return std::move(*bytes);
 }
 
 ReportInput load_input(const std::string& path, std::ostream& notes) {

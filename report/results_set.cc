@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
-#include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 
 namespace rdmabench {
 
@@ -24,11 +25,9 @@ namespace fs = std::filesystem;
 
 ResultFile load_result_file(const std::string& path) {
   // ConfigError prints "invalid result file 'PATH': WHY".
-  std::ifstream in(path);
-  if (!in) throw ConfigError("result file", path, "cannot open it");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const std::optional<std::string> text = read_file(path);
+  if (!text) throw ConfigError("result file", path, "cannot open it");
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw ConfigError("result file", path, "not JSON, not an rdmabench result");
   const std::string tool = j.is_object() && j.contains("tool") && j["tool"].is_object() &&
                                    j["tool"].contains("name") && j["tool"]["name"].is_string()

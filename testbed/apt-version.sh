@@ -46,26 +46,30 @@ apt_madison_versions() {
 # stdin; SCOPE is "release" (rules 1-2) or "series" (rules 1-3). Exit 1, printing nothing, when
 # no version qualifies.
 apt_pick_version() {
-    local want=$1 scope=$2 v best='' up ser
+    local want=$1 scope=$2 v best
     local -a versions
     mapfile -t versions < <(apt_madison_versions)
     for v in "${versions[@]}"; do
         [ "$v" = "$want" ] && { echo "$v exact"; return 0; }
     done
-    up=$(apt_upstream "$want")
-    for v in "${versions[@]}"; do
-        [ "$(apt_upstream "$v")" = "$up" ] || continue
-        if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
-    done
+    best=$(_apt_newest apt_upstream "$(apt_upstream "$want")" "${versions[@]}")
     [ -z "$best" ] || { echo "$best revision"; return 0; }
     [ "$scope" = series ] || return 1
-    ser=$(apt_series "$want")
-    for v in "${versions[@]}"; do
-        [ "$(apt_series "$v")" = "$ser" ] || continue
-        if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
-    done
+    best=$(_apt_newest apt_series "$(apt_series "$want")" "${versions[@]}")
     [ -z "$best" ] || { echo "$best series"; return 0; }
     return 1
+}
+
+# _apt_newest KEYFN KEY VERSION...: the newest VERSION (dpkg's order) whose KEYFN is KEY; empty
+# when none is.
+_apt_newest() {
+    local fn=$1 key=$2 v best=''
+    shift 2
+    for v in "$@"; do
+        [ "$("$fn" "$v")" = "$key" ] || continue
+        if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
+    done
+    printf '%s' "$best"
 }
 
 # apt_choose PKG WANT SCOPE: apt_pick_version over what the archive has of PKG today (apt-cache

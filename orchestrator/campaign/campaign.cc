@@ -6,10 +6,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
-#include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/json_util.h"
 #include "model/workload_fields.h"
 #include "model/workload_options.h"
@@ -253,13 +254,11 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
 
 Campaign load_campaign(const std::string& path, const std::string& self_exe,
                        const CampaignOptions& options) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("campaign file", path, "a readable file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::optional<std::string> text = read_file(path);
+  if (!text) throw ConfigError("campaign file", path, "a readable file");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
+    j = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError("campaign file", path, std::string("valid JSON (") + e.what() + ")");
   }

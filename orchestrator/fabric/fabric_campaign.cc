@@ -3,10 +3,12 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/json_util.h"
 #include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/config_keys.h"
@@ -61,11 +63,9 @@ std::vector<FabricHost> allocation_hosts(const nlohmann::json& defaults, const s
 }
 
 std::string read_text(const std::string& file, const std::string& path) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(path, nlohmann::json(file).dump(), "a readable hostfile");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::optional<std::string> text = read_file(file);
+  if (!text) throw ConfigError(path, nlohmann::json(file).dump(), "a readable hostfile");
+  return std::move(*text);
 }
 
 // "pairs" rounds may name hosts: names become indices before the pattern is parsed.

@@ -8,18 +8,12 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "orchestrator/campaign/point_id.h"
 #include "orchestrator/launch/shell_quote.h"
 
 namespace rdmabench {
 namespace {
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
@@ -142,7 +136,7 @@ class SshLauncher : public Launcher {
     o.output_file = s_.control_dir + "/master-" + slug(host_, 60) + ".log";
     CommandOutput r = run_command(o, s_.connect_timeout_s + 5);
     if (r.status != 0 || r.timed_out) {
-      std::string why = trim(read_text_file(o.output_file));
+      std::string why = trim(file_text(o.output_file));
       if (r.timed_out)
         why = "no answer within " + std::to_string(std::lround(s_.connect_timeout_s + 5)) + " s" +
               (why.empty() ? "" : ": " + why);
