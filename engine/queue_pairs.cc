@@ -34,8 +34,15 @@ QueueSizes queue_sizes(const Workload& w, uint32_t extra_send_wr) {
   // (rdma_create_qp: EINVAL; engine_on_siw).
   q.recv = uses_recv(w.op) ? w.rx_depth : 1;
   // Completions that can wait in the CQ at once: the signalled sends in flight and the
-  // receives their replies complete.
-  const uint64_t sends = w.open_loop() ? w.tx_depth : 1;
+  // receives their replies complete. A read or an atomic waits for its own completion (the
+  // reply) before the next: one in flight. A send or write ping-pong answers the peer at once
+  // and reaps its own send completions as it goes, within tx_depth: up to tx_depth /
+  // signal_every of them can wait (a CQ of one send overflowed there: engine_on_softroce,
+  // write_uc_lat_poll). An open loop: tx_depth.
+  const uint64_t every = std::max<uint32_t>(1, w.effective_signal_every());
+  const uint64_t sends = w.open_loop()    ? w.tx_depth
+                         : is_fetch(w.op) ? 1
+                                          : (uint64_t(w.tx_depth) + every - 1) / every;
   const uint64_t recvs = uses_recv(w.op) ? std::min<uint64_t>(sends, w.rx_depth) : 0;
   q.cqe = qps * (sends + recvs) + 8;
   return q;

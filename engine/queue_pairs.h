@@ -37,13 +37,15 @@ struct WorkerQueues {
 };
 
 // The queue sizes a workload needs. Bandwidth mode: the send and receive depths asked for, and a
-// CQ that holds both. Latency mode (one QP per worker): what the op and the depth keep in flight
-// — a closed loop has one message out, an open loop (--rate) up to tx_depth — so the CQ is that
-// plus a margin, not the depths' sum (perftest's latency CQ holds about two entries; a ring of
-// hundreds puts every completion on a new cache line for nothing), and the receive queue holds
-// one entry (never posted to) unless the op takes receives (read, write and atomics post none).
-// The send queue keeps tx_depth: a closed loop's of signal_every + 1 entries stalled rxe's write
-// ping-pong (bench/README "Latency: queues, threads and the post path", issue 47).
+// CQ that holds both. Latency mode (one QP per worker): the CQ holds what can complete at once
+// plus a margin, not the depths' sum — one read or atomic (each waits for its reply), the
+// signalled sends of a send or write ping-pong not reaped yet (up to tx_depth / signal_every) and
+// their replies' receives, an open loop's tx_depth — (perftest's read latency CQ holds about two
+// entries; a ring of hundreds puts every completion on a new cache line for nothing), and the
+// receive queue holds one entry (never posted to) unless the op takes receives (read, write and
+// atomics post none). The send queue keeps tx_depth: a closed loop's of signal_every + 1 entries
+// stalled rxe's write ping-pong (bench/README "Latency: queues, threads and the post path",
+// issue 47).
 struct QueueSizes {
   uint32_t send = 0;  // per QP
   uint32_t recv = 0;  // per QP

@@ -106,7 +106,10 @@ std::string results_csv(const std::vector<ResultFile>& runs) {
       row.push_back(num(s.cpu.utilization));
       row.push_back(s.error.empty() ? r.error : s.error);
       std::string line;
-      for (size_t i = 0; i < row.size(); ++i) line += (i > 0 ? "," : "") + cell(row[i]);
+      for (size_t i = 0; i < row.size(); ++i) {  // (not "," + std::string: GCC 12 -Wrestrict)
+        if (i > 0) line += ',';
+        line += cell(row[i]);
+      }
       out += line + "\n";
     }
   }

@@ -19,7 +19,10 @@ std::string DataTable::text() const {
     if (i > 0) out += "\n\n";
     out += "# index " + std::to_string(i) + ": " + blocks[i].comment + "\n";
     for (const auto& row : blocks[i].rows) {
-      for (size_t c = 0; c < row.size(); ++c) out += (c > 0 ? " " : "") + format_number(row[c]);
+      for (size_t c = 0; c < row.size(); ++c) {  // (not " " + std::string: GCC 12 -Wrestrict)
+        if (c > 0) out += ' ';
+        out += format_number(row[c]);
+      }
       out += "\n";
     }
   }
