@@ -85,17 +85,14 @@ class SlurmJob : public ProcessJob {
     while (Clock::now() < deadline) {
       SpawnOptions o;
       o.argv = {"squeue", "-h", "--steps=" + id, "-o", "%i"};
-      std::unique_ptr<Child> q;
+      CommandOutput r;
       try {
-        q = Child::spawn(o);
+        r = run_command(o, 10);  // (its whole output: what a step still listed prints)
       } catch (const std::exception&) {
         return;  // no squeue here: nothing to wait with
       }
-      const auto q_deadline = Clock::now() + std::chrono::seconds(10);
-      while (q->running() && Clock::now() < q_deadline) pump({q.get()}, 100);
-      q->terminate(1.0);
       // Gone: listed no more, or its job gone (squeue exits 1, "Invalid job id").
-      if (q->status() != 0 || q->out().find(id) == std::string::npos) return;
+      if (!r.timed_out && (r.status != 0 || r.out.find(id) == std::string::npos)) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
     note_ = "rdmabench: Slurm step " + id + " was still listed " + three_digits(s_.step_gone_s) +
