@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/number_text.h"
 #include "report/data_table.h"
 #include "report/figures.h"
 
@@ -40,7 +41,7 @@ std::string link_plot_clauses(const std::vector<LinkLine>& lines, double peak_gb
       out += format_number(l.gbps) + " with lines ls 100 title \"" + gnuplot_string(l.label) + "\"";
     else
       out += "keyentry with lines ls 100 title \"" +
-             gnuplot_string(l.label + " (off scale: the data peak at " + format_number(peak_gbps) +
+             gnuplot_string(l.label + " (off scale: the data peak at " + three_digits(peak_gbps) +
                             " Gb/s)") +
              "\"";
   }
