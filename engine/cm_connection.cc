@@ -39,6 +39,19 @@ rdma_conn_param conn_param(int rd_atomic, const CmSettings& s) {
   return cp;
 }
 
+// QP `flat` on `id`: extended where the queues ask for it and the provider has it (siw has not:
+// the classic QP then), as the TCP exchange does.
+void create_cm_qp(const QueuePairs& qps, size_t flat, rdma_cm_id* id, QpEndpoint& q,
+                  const std::string& where) {
+  if (qps.send_ops() != 0) {
+    ibv_qp_init_attr_ex x = qps.init_attr_ex(flat);
+    q.extended = rdma_create_qp_ex(id, &x) == 0;
+    if (q.extended) return;
+  }
+  ibv_qp_init_attr a = qps.init_attr(flat);
+  if (rdma_create_qp(id, qps.pd(), &a) != 0) throw_sys("rdma_create_qp", where);
+}
+
 }  // namespace
 
 void CmRejections::add(const std::string& peer_and_reason) {
@@ -102,8 +115,7 @@ void CmConnection::connect(QueuePairs& qps, int rd_atomic, const std::string& se
       throw_sys("rdma_resolve_route", where);
     cm_expect(channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, timeout,
               "route resolution to " + where);
-    ibv_qp_init_attr a = qps.init_attr(flat);
-    if (rdma_create_qp(q.cm_id.get(), qps.pd(), &a) != 0) throw_sys("rdma_create_qp", where);
+    create_cm_qp(qps, flat, q.cm_id.get(), q, where);
     q.qp = q.cm_id->qp;
     q.psn = q.qp->qp_num;  // informational; rdma_cm picks the PSNs
     rdma_conn_param cp = conn_param(rd_atomic, settings_);
@@ -179,9 +191,7 @@ void CmConnection::accept_all(QueuePairs& qps, int rd_atomic, uint64_t nonce,
                             ibv_get_device_name(id->verbs->device) + ")");
     QpEndpoint& q = qps.at(flat);
     QpSetupTimer timer(q);
-    ibv_qp_init_attr a = qps.init_attr(flat);
-    if (rdma_create_qp(id.get(), qps.pd(), &a) != 0)
-      throw_sys("rdma_create_qp", "accepted connection");
+    create_cm_qp(qps, flat, id.get(), q, "accepted connection");
     q.qp = id->qp;
     q.psn = q.qp->qp_num;
     apply_settings(id.get(), "accepted connection", true);

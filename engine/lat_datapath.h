@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "engine/completion.h"
+#include "engine/work_request_ex.h"
 #include "model/workload.h"
 
 namespace rdmabench {
@@ -68,7 +69,8 @@ inline void post_one(WorkerContext& w, QpSlot& q, const char* phase, bool last) 
     q.wr->send_flags = w.base_send_flags;
   }
   ibv_send_wr* bad = nullptr;
-  const int rc = V::post_send(q.qp, q.wr, &bad);  // latency mode: a list of one
+  // Latency mode: a list of one, through the extended QP's ibv_wr_* where it has one.
+  const int rc = q.qpx != nullptr ? post_wr_ex<kOp>(q.qpx, *q.wr) : V::post_send(q.qp, q.wr, &bad);
   ++w.post_calls;
   if (rc != 0) [[unlikely]]
     throw_post_error(w, q, rc, false, phase);

@@ -18,6 +18,27 @@ ibv_qp_type qp_type_of(QpType t) noexcept {
   return IBV_QPT_RC;
 }
 
+// The extended QP's send op for the workload's op (ibv_wr_* posts it; work_request_ex.h).
+uint64_t send_op_flag(Op op) noexcept {
+  switch (op) {
+    case Op::kSend:
+      return IBV_QP_EX_WITH_SEND;
+    case Op::kSendImm:
+      return IBV_QP_EX_WITH_SEND_WITH_IMM;
+    case Op::kWrite:
+      return IBV_QP_EX_WITH_RDMA_WRITE;
+    case Op::kWriteImm:
+      return IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+    case Op::kRead:
+      return IBV_QP_EX_WITH_RDMA_READ;
+    case Op::kFetchAdd:
+      return IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+    case Op::kCmpSwap:
+      return IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+  }
+  return 0;
+}
+
 }  // namespace
 
 QueueSizes queue_sizes(const Workload& w, uint32_t extra_send_wr) {
@@ -60,6 +81,10 @@ QueuePairs::QueuePairs(const Workload& w, ibv_context* ctx, ibv_pd* pd, int max_
   tx_depth_ = sizes.send;
   rx_depth_ = sizes.recv;
   cqe_ = static_cast<int>(std::min<uint64_t>(sizes.cqe, uint64_t(max_cqe)));
+  // Latency mode posts one work request at a time through ibv_wr_* where the provider has
+  // extended QPs (perftest's default post path); a receive-credit write (extra_send_wr) would
+  // be a second op on the QP: those sessions keep ibv_post_send.
+  if (w.mode == Mode::kLat && extra_send_wr == 0) send_ops_ = send_op_flag(w.op);
   const int cqe = cqe_;
   workers_.resize(w.threads);
   for (WorkerQueues& wq : workers_) {
@@ -96,6 +121,21 @@ ibv_qp_init_attr QueuePairs::init_attr(size_t flat) const {
   a.cap.max_inline_data = inline_cap_;
   a.sq_sig_all = 0;
   return a;
+}
+
+ibv_qp_init_attr_ex QueuePairs::init_attr_ex(size_t flat) const {
+  const ibv_qp_init_attr a = init_attr(flat);
+  ibv_qp_init_attr_ex x{};
+  x.send_cq = a.send_cq;
+  x.recv_cq = a.recv_cq;
+  x.srq = a.srq;
+  x.cap = a.cap;
+  x.qp_type = a.qp_type;
+  x.sq_sig_all = a.sq_sig_all;
+  x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  x.pd = pd_;
+  x.send_ops_flags = send_ops_;
+  return x;
 }
 
 size_t QueuePairs::cq_count() const noexcept {

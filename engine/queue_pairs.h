@@ -22,7 +22,8 @@ struct QpEndpoint {
   CmIdPtr cm_id;   // rdma_cm: owns the QP
   QpPtr qp_owned;  // TCP exchange: owns the QP
   ibv_qp* qp = nullptr;
-  AhPtr ah;  // UD: address of the peer QP
+  bool extended = false;  // created by ibv_create_qp_ex: the datapath posts with ibv_wr_*
+  AhPtr ah;               // UD: address of the peer QP
   uint32_t psn = 0;
   QpInfo remote;       // the peer's QP and receive region
   double setup_s = 0;  // this QP's own create + connect time
@@ -78,6 +79,10 @@ class QueuePairs {
   QpType qp_type() const noexcept { return qp_type_; }
   // The creation attributes of QP `flat` (its CQ, the worker's SRQ, depths, SGEs, inline size).
   ibv_qp_init_attr init_attr(size_t flat) const;
+  // The same as an extended QP's attributes with the workload's send op, when the QPs should be
+  // extended (latency mode, one op: send_ops() != 0); a provider without them gets init_attr's.
+  ibv_qp_init_attr_ex init_attr_ex(size_t flat) const;
+  uint64_t send_ops() const noexcept { return send_ops_; }
 
   // The setup report's counts and times: CQs created (each of cq_entries() entries), and per QP
   // its own setup time.
@@ -96,6 +101,7 @@ class QueuePairs {
   int cqe_ = 0;
   uint32_t sge_ = 1;
   uint32_t inline_cap_ = 0;
+  uint64_t send_ops_ = 0;  // IBV_QP_EX_WITH_* of an extended QP; 0: classic QPs
 };
 
 // Adds the time from its construction to its destruction to a QP's setup_s, however the scope

@@ -9,6 +9,7 @@
 #include "engine/mr_access.h"
 #include "engine/qp_settings.h"
 #include "engine/tcp_exchange.h"
+#include "engine/work_request_ex.h"
 
 namespace rdmabench {
 
@@ -222,6 +223,7 @@ void SessionResources::build_slots() {
       s.srq = wq.srq.get();
       s.cq = wq.cq_of(wq.qps[qi]);
       build_work_requests(work_request_spec(flat), s);
+      s.qpx = wq.qps[qi].extended && s.wr->num_sge <= kMaxExSges ? ibv_qp_to_qp_ex(s.qp) : nullptr;
       s.posted = s.completed = 0;
       s.unsignaled = 0;
       s.recv_pending = 0;
@@ -306,6 +308,9 @@ nlohmann::json SessionResources::setup_info(double setup_seconds) const {
   j["qps"] = nqp;
   j["cqs"] = qps_.cq_count();
   j["cq_entries"] = qps_.cq_entries();  // asked for each CQ (the device may round it up)
+  j["post_path"] = qps_.count() > 0 && qps_.at(0).extended && w_.sge <= uint32_t(kMaxExSges)
+                       ? "ibv_wr"
+                       : "ibv_post_send";
   j["mrs"] = w_.mr == MrMode::kShared ? 1 : nqp;
   j["seconds"] = setup_seconds;
   j["per_qp_ms"] = nqp > 0 ? setup_seconds * 1e3 / nqp : 0.0;

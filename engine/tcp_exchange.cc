@@ -10,8 +10,15 @@ void create_exchange_qps(QueuePairs& qps, uint32_t port, uint32_t pkey_index, in
   for (size_t i = 0; i < qps.count(); ++i) {
     QpEndpoint& q = qps.at(i);
     QpSetupTimer timer(q);
-    ibv_qp_init_attr a = qps.init_attr(i);
-    q.qp_owned = create_qp(qps.pd(), &a);
+    if (qps.send_ops() != 0) {
+      ibv_qp_init_attr_ex x = qps.init_attr_ex(i);
+      q.qp_owned = try_create_qp_ex(qps.pd()->context, &x);
+      q.extended = q.qp_owned != nullptr;
+    }
+    if (!q.qp_owned) {
+      ibv_qp_init_attr a = qps.init_attr(i);
+      q.qp_owned = create_qp(qps.pd(), &a);
+    }
     q.qp = q.qp_owned.get();
     ibv_qp_attr attr{};
     attr.qp_state = IBV_QPS_INIT;

@@ -18,8 +18,9 @@ namespace rdmabench {
 
 struct QpSlot {
   ibv_qp* qp = nullptr;
-  ibv_srq* srq = nullptr;  // receives go here when set
-  ibv_cq* cq = nullptr;    // this QP's CQ (the worker's, unless one CQ per QP)
+  ibv_qp_ex* qpx = nullptr;  // latency loops post through ibv_wr_* when set (work_request_ex.h)
+  ibv_srq* srq = nullptr;    // receives go here when set
+  ibv_cq* cq = nullptr;      // this QP's CQ (the worker's, unless one CQ per QP)
   // Prebuilt work requests: `post_list` sends chained by `next` (opcode, SGEs, remote
   // address/rkey or UD AH), and as many receives (wr_id = slot index). All WRs of a list share
   // one array of `sge` scatter/gather entries. Built by build_work_requests()

@@ -54,6 +54,10 @@ QpPtr create_qp(ibv_pd* pd, ibv_qp_init_attr* attr) {
   return qp;
 }
 
+QpPtr try_create_qp_ex(ibv_context* ctx, ibv_qp_init_attr_ex* attr) noexcept {
+  return QpPtr(ibv_create_qp_ex(ctx, attr));
+}
+
 SrqPtr create_srq(ibv_pd* pd, ibv_srq_init_attr* attr) {
   SrqPtr srq(ibv_create_srq(pd, attr));
   if (!srq)

@@ -35,6 +35,9 @@ MrPtr reg_mr(ibv_pd* pd, void* addr, std::size_t length, int access);
 CompChannelPtr create_comp_channel(ibv_context* ctx);
 CqPtr create_cq(ibv_context* ctx, int cqe, ibv_comp_channel* channel);
 QpPtr create_qp(ibv_pd* pd, ibv_qp_init_attr* attr);
+// An extended QP (ibv_create_qp_ex: `attr` names its PD and send ops), or null with errno set when
+// the provider has none (siw): the caller falls back to create_qp and ibv_post_send.
+QpPtr try_create_qp_ex(ibv_context* ctx, ibv_qp_init_attr_ex* attr) noexcept;
 SrqPtr create_srq(ibv_pd* pd, ibv_srq_init_attr* attr);
 AhPtr create_ah(ibv_pd* pd, ibv_ah_attr* attr);
 void modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, const char* to_state);

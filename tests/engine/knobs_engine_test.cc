@@ -182,6 +182,15 @@ TEST_F(Knobs, LatencyModeSizesItsQueuesToWhatIsInFlight) {
     EXPECT_EQ(sd["setup"][side]["cq_entries"], 128 + 128 + 8);  // sends reaped as it goes
     EXPECT_GE(sd["setup"][side]["qp_attr"]["max_recv_wr"].get<int>(), 512);
     EXPECT_EQ(bw["setup"][side]["cq_entries"], 128 + 512 + 16);
+    // Latency mode posts through the extended QP where the provider has one (rxe does; siw
+    // has none and keeps ibv_post_send); bandwidth mode's post lists keep ibv_post_send.
+    const std::string path = rd["setup"][side]["post_path"];
+    if (dev().rfind("rxe", 0) == 0) {
+      EXPECT_EQ(path, "ibv_wr");
+    }
+    EXPECT_TRUE(path == "ibv_wr" || path == "ibv_post_send") << path;
+    EXPECT_EQ(sd["setup"][side]["post_path"], rd["setup"][side]["post_path"]);
+    EXPECT_EQ(bw["setup"][side]["post_path"], "ibv_post_send");
   }
   for (const json* d : {&rd, &sd, &bw}) {
     const json& cpu = (*d)["results"][0]["cpu"];
