@@ -1,7 +1,15 @@
 #include "base/file_text.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <vector>
+
+#include "base/error.h"
 
 namespace rdmabench {
 
@@ -14,5 +22,36 @@ std::optional<std::string> read_file(const std::string& path) {
 }
 
 std::string file_text(const std::string& path) { return read_file(path).value_or(""); }
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  std::string tmpl = path + ".tmp.XXXXXX";
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) throw_sys("mkstemp", "a temporary file beside " + path);
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(name.data());
+      throw_sys("write", name.data(), err);
+    }
+    off += static_cast<size_t>(n);
+  }
+  fchmod(fd, 0644);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(name.data());
+    throw_sys("fsync/close", name.data(), err);
+  }
+  if (::rename(name.data(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(name.data());
+    throw_sys("rename", std::string(name.data()) + " -> " + path, err);
+  }
+}
 
 }  // namespace rdmabench

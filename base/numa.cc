@@ -10,6 +10,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "base/cpu_list.h"
 #include "base/error.h"
 
 namespace rdmabench {
@@ -25,29 +26,6 @@ std::vector<int> numa_nodes(const std::string& sysfs_root) {
     out.push_back(std::stoi(name.substr(4)));
   }
   std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<int> parse_cpu_list(const std::string& text) {
-  std::vector<int> out;
-  size_t pos = 0;
-  std::string t = text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  if (t.empty()) return out;
-  while (pos <= t.size()) {
-    size_t comma = t.find(',', pos);
-    std::string item = t.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    size_t dash = item.find('-');
-    size_t used = 0;
-    int lo = std::stoi(item, &used);
-    if (used == 0) throw std::invalid_argument("bad CPU list '" + text + "'");
-    int hi = lo;
-    if (dash != std::string::npos) hi = std::stoi(item.substr(dash + 1));
-    if (hi < lo || lo < 0 || hi > 65535) throw std::invalid_argument("bad CPU list '" + text + "'");
-    for (int c = lo; c <= hi; ++c) out.push_back(c);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
   return out;
 }
 

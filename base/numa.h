@@ -14,8 +14,6 @@ std::vector<int> numa_nodes(const std::string& sysfs_root = "/sys");
 // CPUs of `node` (its cpulist). Throws ConfigError naming the field "numa" when there is no such
 // node.
 std::vector<int> numa_node_cpus(int node, const std::string& sysfs_root = "/sys");
-// "0-3,8,10-11" -> {0,1,2,3,8,10,11}. Throws std::invalid_argument on malformed text.
-std::vector<int> parse_cpu_list(const std::string& text);
 
 // Binds [addr, addr+len) to `node` (MPOL_BIND, moving pages already there). Throws SysError.
 void bind_memory_to_node(void* addr, size_t len, int node);

@@ -31,10 +31,12 @@
 #include "model/campaign_index.h"
 #include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/fabric/fabric_judging.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/round_runner.h"
 #include "orchestrator/fabric/start_delay.h"
+#include "orchestrator/sweep/sweep.h"
 
 namespace rdmabench {
 namespace {
@@ -128,7 +130,7 @@ int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
                             {"fabric", {{"hosts", names}, {"pattern", {{"pattern", "pairwise"}}}}},
                             {"matrix", {{"op", "write"}, {"sizes", {{65536}}}, {"duration_s", 1}}}};
   const auto t_plan = Clock::now();
-  const Campaign c = parse_campaign(j, "/tmp", standin);
+  const Campaign c = parse_campaign(j, "/tmp", standin, CampaignOptions{"", {}, campaign_kinds()});
   const long parsed_kib = status_kib(0, "VmRSS");
   const Expansion x = expand(c);
   std::vector<const Point*> todo;
@@ -154,7 +156,7 @@ int run(const std::string& standin, int hosts, int rounds, bool verdicts) {
 
   std::unique_ptr<Launcher> local = make_local_launcher();
   std::map<std::string, AgentHub::Host> where;
-  for (const FabricHost& h : c.fabric->hosts) where[h.spec.host] = {local.get(), standin};
+  for (const FabricHost& h : fabric_spec(c)->hosts) where[h.spec.host] = {local.get(), standin};
   AgentHub hub("scale-token", AgentHubSettings{60, 30, 64});
   const auto t_greet = Clock::now();
   const auto failed = hub.start(where);

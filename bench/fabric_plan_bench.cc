@@ -5,6 +5,7 @@
 
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/fabric/fabric_plan.h"
+#include "orchestrator/sweep/sweep.h"
 
 namespace rdmabench {
 namespace {
@@ -64,7 +65,8 @@ void BM_ExpandPairwise(benchmark::State& state) {
                             {"matrix", {{"op", "write"}, {"sizes", {{4096}}}}}};
   size_t points = 0;
   for (auto _ : state) {
-    const Campaign c = parse_campaign(j, "/tmp", "/usr/bin/rdmabench");
+    const Campaign c =
+        parse_campaign(j, "/tmp", "/usr/bin/rdmabench", CampaignOptions{"", {}, campaign_kinds()});
     const Expansion x = expand(c);
     points = x.points.size();
     benchmark::DoNotOptimize(x.points.data());

@@ -21,6 +21,7 @@
 #include "orchestrator/fabric/round_runner.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/process.h"
+#include "orchestrator/sweep/sweep.h"
 
 namespace rdmabench {
 namespace {
@@ -73,7 +74,8 @@ void BM_RunRound(benchmark::State& state) {
       {"name", "round-bench"},
       {"fabric", {{"hosts", names}, {"pattern", {{"pattern", "bisection"}, {"seed", 1}}}}},
       {"matrix", {{"op", "write"}, {"sizes", {{65536}}}, {"duration_s", 1}}}};
-  const Campaign c = parse_campaign(j, "/tmp", "/usr/bin/rdmabench");
+  const Campaign c =
+      parse_campaign(j, "/tmp", "/usr/bin/rdmabench", CampaignOptions{"", {}, campaign_kinds()});
   const Expansion x = expand(c);
   std::vector<const Point*> todo;
   for (const Point& p : x.points) todo.push_back(&p);

@@ -20,6 +20,7 @@
 #include "model/workload_options.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/campaign/point_id.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/slurm_allocation.h"
 #include "orchestrator/sweep/sweep.h"
 #include "report/link_rate.h"
@@ -31,7 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The check's campaigns read back as the sweep read them (a Slurm campaign: in its allocation).
-const CampaignOptions kAsTheSweep{"", find_slurm_allocation};
+const CampaignOptions kAsTheSweep{"", find_slurm_allocation, campaign_kinds()};
 
 // What does not go with --fabric: a server of the check's own, this host's device, PCIe (a
 // host's own sysfs: run check on the host itself).
@@ -125,10 +126,10 @@ void judge_links(const std::string& campaign_file, const std::string& dir, const
     if (f.point.is_object() && f.point.value("point_id", nlohmann::json()).is_string())
       by_id[f.point["point_id"].get<std::string>()] = &f;
   if (fc.hosts.empty())
-    for (const FabricHost& h : c.fabric->hosts) fc.hosts.push_back(h.name);
+    for (const FabricHost& h : fabric_spec(c)->hosts) fc.hosts.push_back(h.name);
   fc.own_failed.resize(fc.hosts.size(), false);
   for (const Point& p : x.points) {
-    const Flow& link = c.links.at(p.pair);
+    const Flow& link = fabric_of(c)->links().at(p.pair);
     const std::string name = c.pair_name(p.pair);
     if (fc.link_of.emplace(p.pair, fc.links.size()).second)
       fc.links.push_back({link.client, link.server, name, false});
@@ -160,8 +161,8 @@ void judge_links(const std::string& campaign_file, const std::string& dir, const
 void judge_hosts(const std::string& campaign_file, const std::string& dir,
                  const std::vector<CheckExpectation>& ex, FabricCheck& fc) {
   const Campaign c = load_campaign(campaign_file, "rdmabench", kAsTheSweep);
-  for (size_t h = 0; h < c.fabric->hosts.size(); ++h) {
-    const FabricHost& fh = c.fabric->hosts[h];
+  for (size_t h = 0; h < fabric_spec(c)->hosts.size(); ++h) {
+    const FabricHost& fh = fabric_spec(c)->hosts[h];
     const nlohmann::json env = nlohmann::json::parse(
         file_text(dir + "/env/" + slug(fh.spec.host, 80) + ".json"), nullptr, false);
     const nlohmann::json devices =

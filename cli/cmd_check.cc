@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/number_text.h"
 #include "base/utc_time.h"
 #include "base/version.h"

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/utc_time.h"
 #include "cli/exit_status.h"
 #include "cli/print.h"

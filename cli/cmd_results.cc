@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "base/file_text.h"
 #include "cli/cli_common.h"
 #include "report/csv_export.h"
 #include "report/junit_export.h"

@@ -155,7 +155,7 @@ nlohmann::json to_message(const ByeMsg& m);
 ByeMsg parse_bye(const nlohmann::json& bye);
 
 // Not a channel message: the line `rdmabench server` prints on stdout once it listens, kTag
-// then the JSON object (read by orchestrator/sweep/point_runner.cc and the engine tests).
+// then the JSON object (read by orchestrator/run/point_runner.cc and the engine tests).
 struct ServerReadyLine {
   static constexpr const char* kTag = "RDMABENCH_SERVER_READY ";
   static constexpr const char* kAddress = "address";

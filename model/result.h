@@ -183,7 +183,4 @@ void to_json(nlohmann::json& j, const SizeResult& r);
 void to_json(nlohmann::json& j, const IntervalResult& iv);
 SizeResult size_result_from_json(const nlohmann::json& j, const std::string& path);
 
-// Writes `text` to `path` atomically (temporary file in the same directory + rename).
-void write_file_atomic(const std::string& path, const std::string& text);
-
 }  // namespace rdmabench

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "base/cpu_list.h"
 #include "base/error.h"
 #include "base/json_util.h"
 #include "model/workload_options.h"
@@ -211,23 +212,17 @@ json field_value_from_text(const WorkloadField& f, const std::string& text) {
       return parse_size_list(text, option);
     case K::kCpus: {  // a list of CPUs and ranges: 0-3,8
       std::vector<uint64_t> cpus;
-      size_t start = 0;
-      for (;;) {
-        const size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma - start);
-        const size_t dash = item.find('-', 1);  // a leading '-' is a (refused) sign
-        const auto cpu = [&](const std::string& t) {
-          return parse_uint_option(option, t, uint64_t(f.lo), uint64_t(f.hi));
-        };
-        const uint64_t first = cpu(dash == std::string::npos ? item : item.substr(0, dash));
-        const uint64_t last = dash == std::string::npos ? first : cpu(item.substr(dash + 1));
+      const auto cpu = [&](const std::string& t) {
+        return parse_uint_option(option, t, uint64_t(f.lo), uint64_t(f.hi));
+      };
+      for (const CpuListItem& item : cpu_list_items(text)) {
+        const uint64_t first = cpu(item.first);
+        const uint64_t last = cpu(item.last);
         if (last < first)
           throw ConfigError(
               option, text,
-              "CPU numbers and ranges, e.g. 0-3,8 (a range runs upwards: '" + item + "')");
+              "CPU numbers and ranges, e.g. 0-3,8 (a range runs upwards: '" + item.text + "')");
         for (uint64_t c = first; c <= last; ++c) cpus.push_back(c);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
       }
       return cpus;
     }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "base/file_text.h"
 #include "model/workload_fields.h"
 #include "report/data_table.h"
 #include "report/grouping.h"

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "model/campaign_index.h"
 #include "report/figures.h"
 #include "report/gnuplot.h"

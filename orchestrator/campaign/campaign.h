@@ -1,7 +1,8 @@
 #pragma once
-// A campaign file (orchestrator/README.md has the format): the host pairs to run on, the matrix
-// of workloads (or a search block sampling a space of them, search.h), excludes, repetitions
-// and limits. parse_campaign() checks everything up front
+// A campaign file (orchestrator/README.md has the format): where its points run (one driver's
+// block: host pairs or a fabric, campaign_driver.h), the matrix of workloads (or a search block
+// sampling a space of them, search.h), excludes, repetitions and limits. parse_campaign() checks
+// everything up front
 // and every error names the JSON path of the bad value (e.g. "/matrix/op/2"); expand() turns it
 // into the ordered list of points, each with a stable id, and marks the invalid combinations
 // (per the client's own validation) as skipped with the reason.
@@ -12,20 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/campaign/campaign_driver.h"
 #include "orchestrator/campaign/host_spec.h"
 #include "orchestrator/campaign/matrix.h"
-#include "orchestrator/fabric/fabric_campaign.h"
 #include "orchestrator/launch/slurm_allocation.h"
 #include "orchestrator/search/search.h"
 
 namespace rdmabench {
-
-struct HostPair {
-  std::string name;
-  HostSpec server;
-  HostSpec client;
-  std::string connect_address;  // "" = the address in the server's ready line
-};
 
 // Largest campaign (points before excludes): matrix combinations x host pairs (fabric: flows of
 // all rounds) x repetitions.
@@ -34,12 +28,8 @@ inline constexpr size_t kMaxPoints = 1000000;
 struct Campaign {
   std::string name;
   std::string description;
-  // The host pairs of a host-pair campaign (empty for a fabric: see links, pair()).
-  std::vector<HostPair> pairs;
-  std::optional<FabricSpec> fabric;  // a "fabric" block instead of "hosts" (fabric_campaign.h)
-  // A fabric's links, one per ordered host pair its rounds measure, in the order they first
-  // appear: two host indices each, so a 1,000-host pairwise fabric's million links stay small.
-  std::vector<Flow> links;
+  // Where its points run: the driver of its "hosts" or "fabric" block (campaign_driver.h).
+  std::shared_ptr<const CampaignDriver> driver;
   std::string ssh_config;  // "" = ssh's defaults (~/.ssh/config)
   // How commands reach the hosts other than "local": "ssh" (the default) or "slurm" (job steps
   // of the allocation the sweep runs in: slurm_launcher.h); `allocation` is that allocation.
@@ -57,12 +47,12 @@ struct Campaign {
 
   // The host pairs, whatever the kind: a host-pair campaign's pairs, or a fabric's links (made
   // from their two hosts when asked: name "client -> server", the server's connect address).
-  size_t pair_count() const { return fabric ? links.size() : pairs.size(); }
+  size_t pair_count() const { return driver->pair_count(); }
   // The runs of one workload combination and repetition: the host pairs, or a fabric's flows
   // over all its rounds (a link may be measured in several rounds).
-  size_t flow_count() const;
-  HostPair pair(size_t i) const;
-  std::string pair_name(size_t i) const;
+  size_t flow_count() const { return driver->flow_count(); }
+  HostPair pair(size_t i) const { return driver->pair(i); }
+  std::string pair_name(size_t i) const { return driver->pair_name(i); }
 
   // The workload combinations: the matrix's, or the runs drawn by the search.
   size_t combinations() const { return search ? draw.runs.size() : matrix.size(); }
@@ -71,22 +61,11 @@ struct Campaign {
   }
 };
 
-// What the points of one workload combination share (made once per combination: a fabric's
-// million flows hold one pointer each, not a copy).
-struct PointWorkload {
-  nlohmann::json values;                      // the combination's matrix values (canonical)
-  std::vector<std::string> workload_options;  // client options for them
-  std::string skip_reason;                    // "" = runs; else why the client would refuse it
-};
-
-// Point::beside of a probe in the idle round.
-inline constexpr uint32_t kIdleProbe = 0xffffffffU;
-
 struct Point {
   size_t index = 0;  // position in the campaign (0-based)
   std::string id;
   size_t pair = 0;                // index of its host pair or link (Campaign::pair)
-  std::optional<uint32_t> round;  // fabric: index into Campaign::fabric->rounds
+  std::optional<uint32_t> round;  // fabric: index into its rounds (fabric_spec(c)->rounds)
   unsigned repetition = 1;        // 1-based
   // A fabric's latency probes (fabric_probes.h): 0 for a load flow (and every host-pair point),
   // k + 1 for a probe beside combination k's load (Expansion::combinations), kIdleProbe for one
@@ -122,9 +101,12 @@ struct Expansion {
 // --launcher; "" = the file's); `allocation` is asked once, only when the launcher is slurm
 // (find_slurm_allocation; tests give a fixed one). With slurm, every host other than "local" must
 // be a node of the allocation, and a fabric without "hosts" or "hostfile" runs on all of them.
+// `kinds`: the kinds of campaign known besides host pairs (sweep.h campaign_kinds() has them
+// all: the fabric's).
 struct CampaignOptions {
   std::string launcher;
   std::function<SlurmAllocation()> allocation;
+  std::vector<DriverKind> kinds;
 };
 inline const std::vector<std::string> kLaunchers = {"ssh", "slurm"};
 

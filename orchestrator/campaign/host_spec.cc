@@ -3,11 +3,11 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "base/config_keys.h"
 #include "base/error.h"
 #include "base/json_util.h"
 #include "model/gid_option.h"
 #include "model/workload_fields.h"
-#include "orchestrator/campaign/config_keys.h"
 
 namespace rdmabench {
 

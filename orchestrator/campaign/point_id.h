@@ -9,15 +9,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/slug.h"
 #include "model/workload.h"
 
 namespace rdmabench {
-
-// 64-bit FNV-1a.
-uint64_t fnv1a64(std::string_view data);
-
-// [A-Za-z0-9_.] kept, runs of anything else become one '-'; at most `max_len` characters.
-std::string slug(std::string_view text, size_t max_len = 40);
 
 // `values`: the point's canonical matrix values (fields it does not set show the client's
 // defaults in the slug). `round`: a fabric flow's round (its label before any split), part of the

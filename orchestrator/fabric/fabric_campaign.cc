@@ -7,11 +7,11 @@
 #include <set>
 #include <sstream>
 
+#include "base/config_keys.h"
 #include "base/error.h"
 #include "base/file_text.h"
 #include "base/json_util.h"
 #include "orchestrator/agent/agent_hub.h"
-#include "orchestrator/campaign/config_keys.h"
 
 namespace rdmabench {
 namespace {

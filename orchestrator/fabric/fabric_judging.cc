@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "model/campaign_index.h"
+#include "orchestrator/fabric/fabric_driver.h"
 
 namespace rdmabench {
 
@@ -98,7 +99,7 @@ std::vector<LinkVerdict> judge_fabric(const Campaign& c, const Expansion& x, con
       errors[*i] = e.error.substr(0, e.error.find('\n'));
   });
   by_id = {};
-  LinkJudge judge([&c](size_t pair) { return c.pair_name(pair); }, c.links.size());
+  LinkJudge judge([&c](size_t pair) { return c.pair_name(pair); }, fabric_of(c)->links().size());
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     if (p.skipped() || p.probe()) continue;  // probes: probe_verdicts.h
@@ -117,7 +118,7 @@ std::vector<LinkVerdict> judge_fabric(const Campaign& c, const Expansion& x, con
     }
     judge.add(r);
   }
-  return judge.finish(c.fabric->verdicts, false, &ok_links);
+  return judge.finish(fabric_spec(c)->verdicts, false, &ok_links);
 }
 
 void add_earlier_probes(const Expansion& x, const std::string& dir, ProbeJudge& judge) {

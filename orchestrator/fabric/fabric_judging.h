@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
 #include "orchestrator/fabric/probe_verdicts.h"
 #include "orchestrator/launch/result_brief.h"

@@ -5,9 +5,9 @@
 #include <numeric>
 #include <utility>
 
+#include "base/config_keys.h"
 #include "base/error.h"
 #include "base/json_util.h"
-#include "orchestrator/campaign/config_keys.h"
 #include "orchestrator/search/sampling.h"
 
 namespace rdmabench {

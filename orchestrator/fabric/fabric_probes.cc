@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
+#include "base/config_keys.h"
+#include "base/cpu_list.h"
 #include "base/error.h"
 #include "base/json_util.h"
 #include "model/workload_fields.h"
-#include "orchestrator/campaign/config_keys.h"
 #include "orchestrator/campaign/matrix.h"
 #include "orchestrator/campaign/point_id.h"
 #include "orchestrator/fabric/fabric_campaign.h"
@@ -78,26 +80,22 @@ std::vector<Flow> parse_probe_pairs(const nlohmann::json& j, const std::string& 
   return pairs;
 }
 
-// The CPU list a workload pins ("cpus": "0-3" or [0, 1], canonical text), "" when none.
+// The CPUs a workload pins ("cpus": "0-3" or [0, 1], as checked when the campaign was parsed);
+// none when it pins none.
 std::set<long> pinned_cpus(const nlohmann::json& values) {
   std::set<long> cpus;
   const auto it = values.find("cpus");
   if (it == values.end()) return cpus;
-  std::string text = it->is_string() ? it->get<std::string>() : it->dump();
-  for (char& ch : text)
-    if (ch == '[' || ch == ']' || ch == '"') ch = ' ';
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t end = std::min(text.find(',', at), text.size());
-    const std::string part = text.substr(at, end - at);
-    long lo = 0;
-    long hi = 0;
-    if (std::sscanf(part.c_str(), "%ld-%ld", &lo, &hi) == 2) {
-      for (long c = lo; c <= hi && c - lo < 4096; ++c) cpus.insert(c);
-    } else if (std::sscanf(part.c_str(), "%ld", &lo) == 1) {
-      cpus.insert(lo);
-    }
-    at = end + 1;
+  if (it->is_array()) {
+    for (const auto& c : *it)
+      if (c.is_number_integer()) cpus.insert(c.get<long>());
+    return cpus;
+  }
+  try {
+    for (int c : parse_cpu_list(it->is_string() ? it->get<std::string>() : it->dump()))
+      cpus.insert(c);
+  } catch (const std::invalid_argument&) {
+    // checked when parsed: a list this cannot read pins nothing it could compare
   }
   return cpus;
 }

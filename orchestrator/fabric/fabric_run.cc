@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "orchestrator/fabric/fabric_driver.h"
 
 namespace rdmabench {
 
@@ -60,7 +61,7 @@ std::optional<uint32_t> cap_of(const FabricSpec& f,
 FabricRun plan_fabric_run(const Campaign& c, const Expansion& x,
                           const std::vector<const Point*>& todo,
                           const std::map<std::string, unsigned>& host_cpus) {
-  const FabricSpec& f = *c.fabric;
+  const FabricSpec& f = *fabric_spec(c);
   FabricRun run;
   std::vector<Round> rounds = f.rounds;
   const std::optional<uint32_t> cap = cap_of(f, host_cpus, run.note);
@@ -100,7 +101,7 @@ FabricRun plan_fabric_run(const Campaign& c, const Expansion& x,
   // Repetition, round and the round's workload (the load combination its probes join) -> group.
   std::map<std::tuple<unsigned, uint32_t, const PointWorkload*>, size_t> group_of;
   for (const Point* p : todo) {
-    const Flow& flow = c.links.at(p->pair);
+    const Flow& flow = fabric_of(c)->links().at(p->pair);
     const Moved want{*p->round, flow.server, flow.client, 0};
     const auto at =
         std::lower_bound(moved.begin(), moved.end(), want,

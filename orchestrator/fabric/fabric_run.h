@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_driver.h"
 
 namespace rdmabench {
 

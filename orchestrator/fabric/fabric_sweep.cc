@@ -6,9 +6,11 @@
 #include <map>
 #include <set>
 
+#include "base/file_text.h"
 #include "base/heap_policy.h"
 #include "base/utc_time.h"
 #include "model/result.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/fabric/fabric_judging.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
@@ -16,7 +18,7 @@
 #include "orchestrator/fabric/round_runner.h"
 #include "orchestrator/fabric/round_summary.h"
 #include "orchestrator/fabric/start_delay.h"
-#include "orchestrator/sweep/point_runner.h"
+#include "orchestrator/run/point_runner.h"
 
 namespace rdmabench {
 namespace {
@@ -24,7 +26,7 @@ namespace {
 // Measures each suspect link's combination again with nothing else running and settles its
 // verdicts; the retests' documents and logs are kept.
 void retest_suspects(std::vector<LinkVerdict>& verdicts, const FabricSweepContext& ctx) {
-  const VerdictCriteria& crit = ctx.campaign.fabric->verdicts;
+  const VerdictCriteria& crit = fabric_spec(ctx.campaign)->verdicts;
   std::map<std::string, const Point*> by_id;
   for (const Point& p : ctx.expansion.points) by_id[p.id] = &p;
   std::map<std::string, PointOutcome> done;  // by the retest's point id
@@ -107,7 +109,7 @@ void run_rounds(const std::vector<const Point*>& todo, const FabricSweepContext&
   const Campaign& c = ctx.campaign;
   const FabricRun run = plan_fabric_run(c, ctx.expansion, todo, ctx.host_cpus);
   if (!run.note.empty()) ctx.out << run.note << std::endl;
-  StartDelay start_delay(c.fabric->start_delay_s);
+  StartDelay start_delay(fabric_spec(c)->start_delay_s);
   std::map<std::string, ClockOffset> clocks = ctx.host_clocks;  // refreshed between rounds
   for (const FabricRun::Group& g : run.groups) {
     if (ctx.stop.load()) break;
@@ -180,10 +182,10 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   FabricSweepOutcome result;
   MeasuredFlows measured;
   ProbeState probes;
-  if (c.fabric->probes) {
+  if (fabric_spec(c)->probes) {
     std::set<std::string> notes;
     for (const auto& work : ctx.expansion.combinations)
-      if (const std::string n = probe_placement_note(*c.fabric->probes, work->values);
+      if (const std::string n = probe_placement_note(*fabric_spec(c)->probes, work->values);
           !n.empty() && notes.insert(n).second)
         ctx.out << n << std::endl;
   }
@@ -197,14 +199,15 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   size_t ok_links = 0;  // judged ok: counted, not listed
   std::vector<LinkVerdict> verdicts = judge_fabric(c, ctx.expansion, ctx.dir, measured, ok_links);
   retest_suspects(verdicts, ctx);
-  nlohmann::ordered_json record = verdict_record(verdicts, c.fabric->verdicts, utc_now(), ok_links);
+  nlohmann::ordered_json record =
+      verdict_record(verdicts, fabric_spec(c)->verdicts, utc_now(), ok_links);
   std::vector<std::string> lines = verdict_lines(verdicts, ok_links);
-  if (c.fabric->probes) {
+  if (fabric_spec(c)->probes) {
     add_earlier_probes(ctx.expansion, ctx.dir, probes.judge);
     size_t ok_probes = 0;
     const std::vector<ProbeVerdict> pv =
-        probes.judge.finish(c, ctx.expansion, c.fabric->verdicts, ok_probes);
-    record["probes"] = probe_verdict_json(pv, ok_probes, c.fabric->verdicts);
+        probes.judge.finish(c, ctx.expansion, fabric_spec(c)->verdicts, ok_probes);
+    record["probes"] = probe_verdict_json(pv, ok_probes, fabric_spec(c)->verdicts);
     for (std::string& line : probe_verdict_lines(pv, ok_probes)) lines.push_back(std::move(line));
   }
   ctx.writer.append(record);

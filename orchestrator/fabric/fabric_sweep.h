@@ -14,10 +14,11 @@
 
 #include "model/campaign_index.h"
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
-#include "orchestrator/sweep/point_recorder.h"
-#include "orchestrator/sweep/progress.h"
+#include "orchestrator/run/point_recorder.h"
+#include "orchestrator/run/progress.h"
 
 namespace rdmabench {
 

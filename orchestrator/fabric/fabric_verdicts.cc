@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <map>
 
+#include "base/config_keys.h"
 #include "base/error.h"
 #include "base/number_text.h"
 #include "model/workload.h"
-#include "orchestrator/campaign/config_keys.h"
 
 namespace rdmabench {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "base/number_text.h"
 #include "model/workload.h"
+#include "orchestrator/fabric/fabric_driver.h"
 
 namespace rdmabench {
 namespace {
@@ -46,7 +47,7 @@ void ProbeJudge::add_failed(const Point& p, const std::string& error) {
 std::vector<ProbeVerdict> ProbeJudge::finish(const Campaign& c, const Expansion& x,
                                              const VerdictCriteria& crit, size_t& ok) const {
   const auto round_of = [&](const Point& p) {
-    return p.round ? unsplit_label(c.fabric->rounds.at(*p.round).label) : std::string();
+    return p.round ? unsplit_label(fabric_spec(c)->rounds.at(*p.round).label) : std::string();
   };
   // The idle p99s: (link, size) -> (repetition -> p99).
   std::map<std::pair<size_t, uint64_t>, std::map<unsigned, double>> idle;

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
-#include "orchestrator/sweep/point_runner.h"
+#include "orchestrator/run/point_runner.h"
 
 namespace rdmabench {
 

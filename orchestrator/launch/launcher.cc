@@ -9,7 +9,7 @@
 
 #include "base/error.h"
 #include "base/file_text.h"
-#include "orchestrator/campaign/point_id.h"
+#include "base/slug.h"
 #include "orchestrator/launch/shell_quote.h"
 
 namespace rdmabench {

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <set>
 
+#include "base/config_keys.h"
 #include "base/error.h"
 #include "base/json_util.h"
 #include "model/workload.h"
 #include "model/workload_fields.h"
-#include "orchestrator/campaign/config_keys.h"
 #include "orchestrator/search/sampling.h"
 
 namespace rdmabench {

@@ -2,8 +2,10 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/file_text.h"
 #include "base/utc_time.h"
 #include "model/result.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/sweep/sweep_state.h"
 
 // A fabric's agents as its host checks (sweep_state.h): one agent per host, started together
@@ -52,7 +54,7 @@ std::string take_clocks(Sweep& s, AgentHub& hub, std::ostream& err) {
 }  // namespace
 
 bool fabric_through_agents(const Sweep& s) {
-  if (!s.c.fabric) return false;
+  if (!fabric_spec(s.c)) return false;
   return std::all_of(s.launchers.begin(), s.launchers.end(),
                      [](const auto& l) { return starts_agents(*l.second); });
 }
@@ -60,11 +62,11 @@ bool fabric_through_agents(const Sweep& s) {
 std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::ostream& err) {
   if (!fabric_through_agents(s)) return nullptr;
   std::map<std::string, AgentHub::Host> hosts;
-  for (const FabricHost& fh : s.c.fabric->hosts)
+  for (const FabricHost& fh : fabric_spec(s.c)->hosts)
     hosts.try_emplace(fh.spec.host,
                       AgentHub::Host{s.launchers.at(fh.spec.host).get(), fh.spec.rdmabench});
   AgentHubSettings settings;
-  settings.listen = s.c.fabric->agent_listen;
+  settings.listen = fabric_spec(s.c)->agent_listen;
   auto hub = std::make_unique<AgentHub>(token, settings);
   const auto failed = hub->start(hosts);
   for (const std::string& step : hub->steps())
@@ -73,7 +75,7 @@ std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::
   for (const auto& [host, why] : failed) {
     err << "rdmabench: host check failed for " << join(s.hosts.at(host).roles)
         << ": its agent did not start: " << why << "\n";
-    for (const FabricHost& fh : s.c.fabric->hosts)
+    for (const FabricHost& fh : fabric_spec(s.c)->hosts)
       if (fh.spec.host == host) {
         s.bad_paths[{host, fh.spec.rdmabench}] = "its agent did not start: " + why;
         err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";

@@ -5,10 +5,11 @@
 
 #include "model/workload_fields.h"
 #include "orchestrator/agent/agent_hub.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/shell_quote.h"
 #include "orchestrator/launch/slurm_launcher.h"
-#include "orchestrator/sweep/point_runner.h"
+#include "orchestrator/run/point_runner.h"
 
 namespace rdmabench {
 namespace {
@@ -124,8 +125,8 @@ void print_agents_launch(std::ostream& out, const Campaign& c,
     }
   if (step_launcher == nullptr) return;
   const std::string rdmabench =
-      c.fabric->hosts.empty() ? "rdmabench" : c.fabric->hosts[0].spec.rdmabench;
-  const std::string listen = c.fabric->agent_listen;
+      fabric_spec(c)->hosts.empty() ? "rdmabench" : fabric_spec(c)->hosts[0].spec.rdmabench;
+  const std::string listen = fabric_spec(c)->agent_listen;
   out << "  agents on " << step_hosts.size() << " node(s), one job step: "
       << step_launcher->describe_agents_step(
              step_hosts, {rdmabench, "agent", "--connect",
@@ -137,7 +138,7 @@ void print_agents_launch(std::ostream& out, const Campaign& c,
 // A fabric over ssh, local or slurm launchers runs its rounds through one agent per host.
 bool uses_agents(const Campaign& c,
                  const std::map<std::string, std::unique_ptr<Launcher>>& launchers) {
-  if (!c.fabric) return false;
+  if (!fabric_spec(c)) return false;
   for (const auto& [host, l] : launchers)
     if (!starts_agents(*l)) return false;
   return true;
@@ -151,7 +152,7 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   size_t skipped = 0;
   for (const auto& p : x.points) skipped += p.skipped() ? 1 : 0;
   out << "campaign " << shell_quote(c.name) << ": " << x.points.size() << " points ("
-      << c.pair_count() << (c.fabric ? " link(s) in rounds" : " host pair(s)") << " x "
+      << c.pair_count() << (fabric_spec(c) ? " link(s) in rounds" : " host pair(s)") << " x "
       << c.combinations() << (c.search ? " run(s) drawn by the search" : " combination(s)") << " x "
       << c.repetitions << " repetition(s)";
   if (x.excluded != 0) out << ", " << x.excluded << " excluded";
@@ -159,11 +160,11 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   if (!done.empty()) out << ", " << done.size() << " already done (--resume)";
   out << "\n";
   if (c.search) print_search(out, *c.search, c.draw);
-  if (c.fabric) print_fabric(out, *c.fabric);
-  if (c.fabric && c.fabric->probes) {
+  if (fabric_spec(c)) print_fabric(out, *fabric_spec(c));
+  if (fabric_spec(c) && fabric_spec(c)->probes) {
     std::set<std::string> notes;
     for (const auto& work : x.combinations)
-      if (const std::string n = probe_placement_note(*c.fabric->probes, work->values);
+      if (const std::string n = probe_placement_note(*fabric_spec(c)->probes, work->values);
           !n.empty() && notes.insert(n).second)
         out << n << "\n";
   }
@@ -204,7 +205,7 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
         p.skipped()             ? "SKIPPED: " + p.skip_reason()
         : done.count(p.id) != 0 ? "DONE (--resume: " + p.id + ".json exists and the index says ok)"
                                 : "";
-    if (c.fabric) {
+    if (fabric_spec(c)) {
       const auto [it, first] = combination.emplace(p.work.get(), combination.size() + 1);
       if (first) {
         out << "  combination " << it->second << ": " << describe_values(p.values()) << "\n";
@@ -213,11 +214,12 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
       }
       out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  ["
           << c.pair_name(p.pair) << ", round " << (*p.round + 1) << " "
-          << c.fabric->rounds[*p.round].label << ", repetition " << p.repetition << ", combination "
-          << it->second << "]" << (status.empty() ? "" : "  ") << status << "\n";
+          << fabric_spec(c)->rounds[*p.round].label << ", repetition " << p.repetition
+          << ", combination " << it->second << "]" << (status.empty() ? "" : "  ") << status
+          << "\n";
       continue;
     }
-    const HostPair& pair = c.pairs[p.pair];
+    const HostPair pair = c.pair(p.pair);
     out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  [" << pair.name
         << ", repetition " << p.repetition << "]  " << describe_values(p.values()) << "\n";
     if (!status.empty())

@@ -2,8 +2,10 @@
 #include <thread>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/utc_time.h"
 #include "model/result.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/host_env.h"
 #include "orchestrator/sweep/sweep_state.h"
 
@@ -42,7 +44,7 @@ void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::
     nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
     // The clock offsets serve a fabric's synchronised start and windows only.
     ClockOffset clock;
-    if (c.fabric) {
+    if (fabric_spec(c)) {
       clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
       env["clock_offset"] = {{"offset_s", clock.offset_s},
                              {"uncertainty_s", clock.uncertainty_s},
@@ -50,7 +52,7 @@ void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::
     }
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (c.fabric) s.host_clocks[host] = clock;
+      if (fabric_spec(c)) s.host_clocks[host] = clock;
       if (env["cpus"].is_number_unsigned()) s.host_cpus[host] = env["cpus"].get<unsigned>();
     }
     write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
@@ -76,10 +78,10 @@ bool check_hosts(Sweep& s, std::ostream& err) {
         [&, host = h, use = u] { check_one_host(s, host, use, mu, failures, err); });
   }
   for (auto& t : threads) t.join();
-  if (!failures.empty() && s.c.fabric) {
+  if (!failures.empty() && fabric_spec(s.c)) {
     // A fabric goes on without them: their links are left out (recorded failed below).
     for (const auto& f : failures) err << "rdmabench: " << f << "\n";
-    for (const FabricHost& fh : s.c.fabric->hosts)
+    for (const FabricHost& fh : fabric_spec(s.c)->hosts)
       if (s.bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0)
         err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
   } else if (!failures.empty()) {

@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "orchestrator/sweep/point_runner.h"
+#include "orchestrator/run/point_runner.h"
 
 namespace rdmabench {
 namespace {

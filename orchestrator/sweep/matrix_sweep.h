@@ -11,8 +11,8 @@
 
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/launch/launcher.h"
-#include "orchestrator/sweep/point_recorder.h"
-#include "orchestrator/sweep/progress.h"
+#include "orchestrator/run/point_recorder.h"
+#include "orchestrator/run/progress.h"
 
 namespace rdmabench {
 

@@ -23,16 +23,17 @@
 #include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/campaign/point_id.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/fabric_sweep.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/slurm_launcher.h"
+#include "orchestrator/run/point_recorder.h"
+#include "orchestrator/run/progress.h"
 #include "orchestrator/search/cliff.h"
 #include "orchestrator/sweep/dry_run.h"
 #include "orchestrator/sweep/matrix_sweep.h"
-#include "orchestrator/sweep/point_recorder.h"
-#include "orchestrator/sweep/progress.h"
 #include "orchestrator/sweep/resume.h"
 #include "orchestrator/sweep/sweep_halt.h"
 #include "orchestrator/sweep/sweep_state.h"
@@ -109,14 +110,7 @@ void collect_hosts(Sweep& s) {
     u.paths.insert(spec.rdmabench);
     u.roles.insert(role);
   };
-  if (s.c.fabric) {  // by host, not by link: a fabric has up to a million links
-    for (const FabricHost& h : s.c.fabric->hosts) use(h.spec, "fabric host '" + h.name + "'");
-  } else {
-    for (const auto& pair : s.c.pairs) {
-      use(pair.server, "host pair '" + pair.name + "' server");
-      use(pair.client, "host pair '" + pair.name + "' client");
-    }
-  }
+  s.c.driver->for_each_host(use);
 }
 
 // Resume state: the earlier index and the points it says are done. Without --resume, a folder
@@ -170,7 +164,7 @@ void plan_sweep(Sweep& s, std::ostream& err) {
   collect_hosts(s);
   read_resume_state(s, err);
   make_launchers(s);
-  if (s.c.fabric && !s.done.empty()) {
+  if (fabric_spec(s.c) && !s.done.empty()) {
     // A fabric's round runs whole: the finished partners of a flow still to run run again.
     std::vector<const Point*> left;
     for (const auto& p : s.x.points)
@@ -254,7 +248,7 @@ struct RunTools {
 
 // Run: a fabric's rounds (fabric_sweep.h), or the matrix's points (matrix_sweep.h).
 void run_points(Sweep& s, const RunTools& t, std::ostream& out) {
-  if (!s.c.fabric) {
+  if (!fabric_spec(s.c)) {
     const MatrixSweepOutcome m =
         run_matrix_sweep(s.todo, MatrixSweepContext{s.c, s.launchers, t.token, t.halted, t.recorder,
                                                     t.progress, s.opt.jobs});
@@ -339,13 +333,16 @@ int print_summary(const Sweep& s, IndexWriter& writer, const SweepHalt& halt,
 
 }  // namespace
 
+std::vector<DriverKind> campaign_kinds() { return {fabric_kind()}; }
+
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& stop) {
   if (opt.jobs < 1 || opt.jobs > 256)
     throw ConfigError("jobs", std::to_string(opt.jobs), "from 1 to 256");
   map_large_allocations();  // a large campaign's tables given back when freed (heap_policy.h)
-  const Campaign c = load_campaign(opt.campaign_file, self_exe(),
-                                   CampaignOptions{opt.launcher, find_slurm_allocation});
+  const Campaign c =
+      load_campaign(opt.campaign_file, self_exe(),
+                    CampaignOptions{opt.launcher, find_slurm_allocation, campaign_kinds()});
   const Expansion x = expand(c);
   Sweep s(opt, c, x);
   if (x.points.empty())

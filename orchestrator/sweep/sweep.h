@@ -12,6 +12,9 @@
 #include <atomic>
 #include <iosfwd>
 #include <string>
+#include <vector>
+
+#include "orchestrator/campaign/campaign_driver.h"
 
 namespace rdmabench {
 
@@ -23,6 +26,9 @@ struct SweepOptions {
   unsigned jobs = 1;
   std::string launcher;  // --launcher: "" = the campaign's "launcher" (ssh by default)
 };
+
+// The kinds of campaign a sweep runs besides host pairs (campaign_driver.h): the fabric's.
+std::vector<DriverKind> campaign_kinds();
 
 // A fabric sweep whose points all ran but judged a link bad (cli/exit_status.h: kExitBadLink).
 inline constexpr int kSweepBadLink = 6;

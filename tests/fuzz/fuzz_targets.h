@@ -27,6 +27,7 @@
 #include "model/workload_fields.h"
 #include "model/workload_options.h"
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/sweep/sweep.h"
 
 namespace rdmabench::fuzz {
 
@@ -152,7 +153,8 @@ inline int run_workload_json(std::string_view input) {
   });
 
   accepted += expect_only_rdmabench_errors([&] {
-    const Campaign c = parse_campaign(j, "/campaigns", "/usr/bin/rdmabench");
+    const Campaign c = parse_campaign(j, "/campaigns", "/usr/bin/rdmabench",
+                                      CampaignOptions{"", {}, campaign_kinds()});
     // Expand only when the number of points is small (a fuzzer easily writes a matrix of
     // millions of points, which is a large campaign rather than a bug).
     size_t points = c.repetitions;

@@ -25,9 +25,10 @@
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/process.h"
 #include "orchestrator/launch/shell_quote.h"
-#include "orchestrator/sweep/point_runner.h"
-#include "orchestrator/sweep/progress.h"
+#include "orchestrator/run/point_runner.h"
+#include "orchestrator/run/progress.h"
 #include "orchestrator/sweep/resume.h"
+#include "orchestrator/sweep/sweep.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {
@@ -50,7 +51,10 @@ json base_campaign() {
   })");
 }
 
-Campaign parse(const json& j) { return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench-self"); }
+const CampaignOptions kAllKinds{"", {}, campaign_kinds()};
+Campaign parse(const json& j) {
+  return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench-self", kAllKinds);
+}
 
 // Parsing `j` must fail with a ConfigError naming `path`; returns the message.
 std::string expect_error(const json& j, const std::string& path) {
@@ -184,16 +188,16 @@ TEST(CampaignExpand, WorkloadOptionsMatchTheValues) {
 
 TEST(CampaignParse, HostsAndDefaults) {
   Campaign c = parse(base_campaign());
-  ASSERT_EQ(c.pairs.size(), 2u);
-  EXPECT_TRUE(c.pairs[0].server.is_local());
-  EXPECT_EQ(c.pairs[0].server.rdmabench,
-            "/usr/bin/rdmabench-self");                 // local default: this rdmabench
-  EXPECT_EQ(c.pairs[1].server.rdmabench, "rdmabench");  // ssh default: PATH
-  EXPECT_EQ(c.pairs[1].server.device, "rxe0");
-  EXPECT_EQ(c.pairs[1].server.gid_index, 1);
-  EXPECT_FALSE(c.pairs[1].client.gid_index.has_value());
-  EXPECT_EQ(c.pairs[1].client.rdmabench, "/opt/rb/rdmabench");
-  EXPECT_EQ(c.pairs[1].connect_address, "198.18.0.1");
+  ASSERT_EQ(c.pair_count(), 2u);
+  EXPECT_TRUE(c.pair(0).server.is_local());
+  EXPECT_EQ(c.pair(0).server.rdmabench,
+            "/usr/bin/rdmabench-self");                // local default: this rdmabench
+  EXPECT_EQ(c.pair(1).server.rdmabench, "rdmabench");  // ssh default: PATH
+  EXPECT_EQ(c.pair(1).server.device, "rxe0");
+  EXPECT_EQ(c.pair(1).server.gid_index, 1);
+  EXPECT_FALSE(c.pair(1).client.gid_index.has_value());
+  EXPECT_EQ(c.pair(1).client.rdmabench, "/opt/rb/rdmabench");
+  EXPECT_EQ(c.pair(1).connect_address, "198.18.0.1");
   EXPECT_EQ(c.repetitions, 2u);
   EXPECT_DOUBLE_EQ(c.timeout_s, 300);
   json j = base_campaign();
@@ -212,8 +216,8 @@ TEST(CampaignParse, HostPlacement) {
   j["hosts"][1]["client"]["cpus"] = json::array({1});
   j["hosts"][1]["client"]["numa"] = "auto";
   Campaign c = parse(j);
-  const HostSpec& s = c.pairs[1].server;
-  const HostSpec& cl = c.pairs[1].client;
+  const HostSpec s = c.pair(1).server;
+  const HostSpec cl = c.pair(1).client;
   EXPECT_EQ(s.cpus, "2,3");
   EXPECT_EQ(s.numa, "0");
   const auto sa = server_argv(s);

@@ -16,12 +16,14 @@
 
 #include "base/error.h"
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/round_summary.h"
 #include "orchestrator/fabric/start_delay.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/sweep/dry_run.h"
+#include "orchestrator/sweep/sweep.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {
@@ -40,8 +42,9 @@ json four_hosts() {
                          {"host": "local", "name": "l1"}, {"host": "local", "name": "l2"}])");
 }
 
+const CampaignOptions kAllKinds{"", {}, campaign_kinds()};
 Campaign parse(const json& j, const std::string& dir = "/campaigns") {
-  return parse_campaign(j, dir, "/usr/bin/rdmabench-self");
+  return parse_campaign(j, dir, "/usr/bin/rdmabench-self", kAllKinds);
 }
 
 std::string expect_error(const json& j, const std::string& path) {
@@ -53,19 +56,19 @@ std::string expect_error(const json& j, const std::string& path) {
 TEST(FabricCampaign, PairwiseExpandsToEveryLinkOncePerCombination) {
   const Campaign c =
       parse(fabric_campaign({{"hosts", four_hosts()}, {"pattern", {{"pattern", "pairwise"}}}}));
-  ASSERT_TRUE(c.fabric);
-  EXPECT_EQ(c.fabric->rounds.size(), 6u);  // 3 rounds, then the same swapped
-  EXPECT_EQ(c.pair_count(), 12u);          // every ordered pair of 4 hosts: a link each
+  ASSERT_TRUE(fabric_spec(c));
+  EXPECT_EQ(fabric_spec(c)->rounds.size(), 6u);  // 3 rounds, then the same swapped
+  EXPECT_EQ(c.pair_count(), 12u);                // every ordered pair of 4 hosts: a link each
   EXPECT_EQ(c.flow_count(), 12u);
-  EXPECT_FALSE(c.fabric->start_delay_s);  // the synchronised start's default: "auto"
-  EXPECT_FALSE(parse(fabric_campaign({{"hosts", four_hosts()},
-                                      {"pattern", {{"pattern", "pairwise"}}},
-                                      {"start_delay_s", "auto"}}))
-                   .fabric->start_delay_s);
-  EXPECT_EQ(parse(fabric_campaign({{"hosts", four_hosts()},
-                                   {"pattern", {{"pattern", "pairwise"}}},
-                                   {"start_delay_s", 0.5}}))
-                .fabric->start_delay_s,
+  EXPECT_FALSE(fabric_spec(c)->start_delay_s);  // the synchronised start's default: "auto"
+  EXPECT_FALSE(fabric_spec(parse(fabric_campaign({{"hosts", four_hosts()},
+                                                  {"pattern", {{"pattern", "pairwise"}}},
+                                                  {"start_delay_s", "auto"}})))
+                   ->start_delay_s);
+  EXPECT_EQ(fabric_spec(parse(fabric_campaign({{"hosts", four_hosts()},
+                                               {"pattern", {{"pattern", "pairwise"}}},
+                                               {"start_delay_s", 0.5}})))
+                ->start_delay_s,
             0.5);
   std::set<std::string> links;
   for (size_t i = 0; i < c.pair_count(); ++i) links.insert(c.pair(i).name);
@@ -91,8 +94,8 @@ TEST(FabricCampaign, PairwiseExpandsToEveryLinkOncePerCombination) {
     ids.insert(p.id);
     // Each point is one flow of its round.
     bool found = false;
-    for (const Flow& f : c.fabric->rounds[*p.round].flows)
-      found = found || link_name(*c.fabric, f) == c.pair_name(p.pair);
+    for (const Flow& f : fabric_spec(c)->rounds[*p.round].flows)
+      found = found || link_name(*fabric_spec(c), f) == c.pair_name(p.pair);
     EXPECT_TRUE(found) << p.id;
   }
   EXPECT_EQ(ids.size(), x.points.size());
@@ -105,8 +108,8 @@ TEST(FabricCampaign, IdsDoNotMoveWithThePerHostCap) {
   const Expansion whole = expand(parse(fabric_campaign(f)));
   f["max_flows_per_host"] = 2;
   const Campaign split = parse(fabric_campaign(f));
-  EXPECT_GT(split.fabric->rounds.size(), 1u);
-  EXPECT_NE(split.fabric->rounds[0].label.find(" part "), std::string::npos);
+  EXPECT_GT(fabric_spec(split)->rounds.size(), 1u);
+  EXPECT_NE(fabric_spec(split)->rounds[0].label.find(" part "), std::string::npos);
   const Expansion parts = expand(split);
   std::set<std::string> a, b;
   for (const auto& p : whole.points) a.insert(p.id);
@@ -135,9 +138,9 @@ TEST(FabricCampaign, PairsMayNameHosts) {
       {{"hosts", four_hosts()},
        {"pattern",
         {{"pattern", "pairs"}, {"rounds", json::parse(R"([[["h1", "l2"], [1, 2]]])")}}}}));
-  ASSERT_EQ(c.fabric->rounds.size(), 1u);
-  EXPECT_EQ(link_name(*c.fabric, c.fabric->rounds[0].flows[0]), "l2 -> h1");
-  EXPECT_EQ(link_name(*c.fabric, c.fabric->rounds[0].flows[1]), "l1 -> h2");
+  ASSERT_EQ(fabric_spec(c)->rounds.size(), 1u);
+  EXPECT_EQ(link_name(*fabric_spec(c), fabric_spec(c)->rounds[0].flows[0]), "l2 -> h1");
+  EXPECT_EQ(link_name(*fabric_spec(c), fabric_spec(c)->rounds[0].flows[1]), "l1 -> h2");
   const std::string msg = expect_error(
       fabric_campaign(
           {{"hosts", four_hosts()},
@@ -178,9 +181,9 @@ TEST(FabricCampaign, Hostfile) {
   std::ofstream(file) << text;
   const Campaign c =
       parse(fabric_campaign({{"hostfile", "hosts.txt"}, {"pattern", {{"pattern", "ring"}}}}), dir);
-  EXPECT_EQ(c.fabric->hostfile, file);
-  EXPECT_EQ(c.fabric->hosts.size(), 3u);
-  EXPECT_EQ(c.fabric->rounds.at(0).flows.size(), 3u);
+  EXPECT_EQ(fabric_spec(c)->hostfile, file);
+  EXPECT_EQ(fabric_spec(c)->hosts.size(), 3u);
+  EXPECT_EQ(fabric_spec(c)->rounds.at(0).flows.size(), 3u);
   std::remove(file.c_str());
   expect_error(fabric_campaign({{"hostfile", "missing.txt"}, {"pattern", {{"pattern", "ring"}}}}),
                "/fabric/hostfile");
@@ -251,7 +254,7 @@ TEST(FabricRun, TheAutoCapIsTheFewestCpusOfAnyHostForEveryHost) {
   EXPECT_EQ(plan_fabric_run(c, x, todo, {{"a", 8}, {"b", 8}, {"c", 8}}).groups.size(), 2u);
 
   std::map<std::string, std::unique_ptr<Launcher>> launchers;
-  for (const FabricHost& h : c.fabric->hosts)
+  for (const FabricHost& h : fabric_spec(c)->hosts)
     launchers[h.spec.host] = make_ssh_launcher(h.spec.host, {});
   std::ostringstream dry;
   print_dry_run(dry, c, x, launchers, {}, "out/fab");

@@ -12,10 +12,12 @@
 
 #include "model/campaign_index.h"
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/probe_verdicts.h"
 #include "orchestrator/fabric/round_summary.h"
 #include "orchestrator/launch/result_brief.h"
+#include "orchestrator/sweep/sweep.h"
 #include "tests/unit/report_test_util.h"
 #include "tests/unit/test_util.h"
 
@@ -37,7 +39,10 @@ json incast_campaign(const json& probes) {
 
 const json kProbe = {{"workload", {{"op", "send"}, {"sizes", {8}}, {"duration_s", 1}}}};
 
-Campaign parse(const json& j) { return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench"); }
+const CampaignOptions kAllKinds{"", {}, campaign_kinds()};
+Campaign parse(const json& j) {
+  return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench", kAllKinds);
+}
 
 std::string error_path(const json& j) {
   return testutil::catch_config_error([&] { parse(j); }).field();
@@ -46,16 +51,16 @@ std::string error_path(const json& j) {
 TEST(FabricProbes, TheIdleRoundComesFirstAndTheLoadKeepsItsIds) {
   const Campaign plain = parse(incast_campaign(nullptr));
   const Campaign probed = parse(incast_campaign(kProbe));
-  ASSERT_TRUE(probed.fabric->probes);
-  EXPECT_EQ(probed.fabric->probes->values["mode"], "lat");  // the probe's mode, always
+  ASSERT_TRUE(fabric_spec(probed)->probes);
+  EXPECT_EQ(fabric_spec(probed)->probes->values["mode"], "lat");  // the probe's mode, always
   // The idle round probes every load link once (b -> a, c -> a), each alone on its hosts (two
   // parts: both probes go into a), then the two incast rounds.
-  ASSERT_EQ(probed.fabric->rounds.size(), 4u);
-  EXPECT_EQ(probed.fabric->rounds[0].label, "probes idle part 1/2");
-  EXPECT_EQ(probed.fabric->rounds[0].flows, (std::vector<Flow>{{0, 1}}));
-  EXPECT_EQ(probed.fabric->rounds[1].flows, (std::vector<Flow>{{0, 2}}));
-  EXPECT_EQ(probed.fabric->rounds[2].index, 2u);
-  EXPECT_EQ(probed.fabric->rounds[3].label, "incast 2->host0");
+  ASSERT_EQ(fabric_spec(probed)->rounds.size(), 4u);
+  EXPECT_EQ(fabric_spec(probed)->rounds[0].label, "probes idle part 1/2");
+  EXPECT_EQ(fabric_spec(probed)->rounds[0].flows, (std::vector<Flow>{{0, 1}}));
+  EXPECT_EQ(fabric_spec(probed)->rounds[1].flows, (std::vector<Flow>{{0, 2}}));
+  EXPECT_EQ(fabric_spec(probed)->rounds[2].index, 2u);
+  EXPECT_EQ(fabric_spec(probed)->rounds[3].label, "incast 2->host0");
 
   const Expansion xp = expand(plain);
   const Expansion x = expand(probed);
@@ -111,8 +116,8 @@ TEST(FabricProbes, NamedPairsAreProbedInEveryRound) {
   json probes = kProbe;
   probes["links"] = json::parse(R"([["c", "b"]])");
   const Campaign c = parse(incast_campaign(probes));
-  ASSERT_EQ(c.fabric->rounds[0].flows.size(), 1u);  // the idle round: the pair alone
-  EXPECT_EQ(c.fabric->rounds[0].flows[0], (Flow{2, 1}));
+  ASSERT_EQ(fabric_spec(c)->rounds[0].flows.size(), 1u);  // the idle round: the pair alone
+  EXPECT_EQ(fabric_spec(c)->rounds[0].flows[0], (Flow{2, 1}));
   const Expansion x = expand(c);
   size_t probes_beside = 0;
   for (const Point& p : x.points) probes_beside += p.beside == 1 ? 1 : 0;
@@ -143,9 +148,10 @@ TEST(FabricProbes, BadInputNamesTheField) {
 
 TEST(FabricProbes, PlacementNoteSaysWhenTheyMayShareACore) {
   const Campaign c = parse(incast_campaign(kProbe));
-  EXPECT_NE(probe_placement_note(*c.fabric->probes, json{{"op", "write"}}).find("do not both pin"),
-            std::string::npos);
-  ProbeSpec pinned = *c.fabric->probes;
+  EXPECT_NE(
+      probe_placement_note(*fabric_spec(c)->probes, json{{"op", "write"}}).find("do not both pin"),
+      std::string::npos);
+  ProbeSpec pinned = *fabric_spec(c)->probes;
   pinned.values["cpus"] = "1";
   EXPECT_EQ(probe_placement_note(pinned, json{{"cpus", "0"}}), "");
   EXPECT_NE(probe_placement_note(pinned, json{{"cpus", "0-3"}}).find("CPU 1"), std::string::npos);
@@ -271,7 +277,7 @@ TEST(FabricProbes, ARecordedDeepQueueIsSlowUnderLoadAndTheCleanLinksAreNot) {
   }
   EXPECT_EQ(documents, 8u);  // 4 idle, 4 beside the load
   size_t ok = 0;
-  const std::vector<ProbeVerdict> v = judge.finish(c, x, c.fabric->verdicts, ok);
+  const std::vector<ProbeVerdict> v = judge.finish(c, x, fabric_spec(c)->verdicts, ok);
   EXPECT_EQ(ok, 3u);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].link, "rb-host4 -> rb-host1");

@@ -16,7 +16,7 @@
 #include "base/error.h"
 #include "base/json_util.h"
 #include "orchestrator/campaign/host_spec.h"
-#include "orchestrator/sweep/point_runner.h"
+#include "orchestrator/run/point_runner.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/cpu_list.h"
 #include "base/error.h"
 #include "base/host_memory.h"
 #include "base/numa.h"
@@ -467,6 +468,18 @@ TEST(NumaTest, CpuListsParse) {
   EXPECT_TRUE(parse_cpu_list("\n").empty());
   EXPECT_THROW(parse_cpu_list("3-1"), std::invalid_argument);
   EXPECT_THROW(parse_cpu_list("a"), std::invalid_argument);
+  EXPECT_THROW(parse_cpu_list("-1"), std::invalid_argument);
+  EXPECT_THROW(parse_cpu_list("0-70000"), std::invalid_argument);
+  EXPECT_THROW(parse_cpu_list("1,,2"), std::invalid_argument);
+  // The one splitter every reader shares: items as written, a leading '-' kept as a sign.
+  const std::vector<CpuListItem> items = cpu_list_items("0-3,8,-1");
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0].first, "0");
+  EXPECT_EQ(items[0].last, "3");
+  EXPECT_EQ(items[0].text, "0-3");
+  EXPECT_EQ(items[1].first, "8");
+  EXPECT_EQ(items[1].last, "8");
+  EXPECT_EQ(items[2].first, "-1");
 }
 
 TEST(NumaTest, NodesAndTheirCpusFromSysfs) {

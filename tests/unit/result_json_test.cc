@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/file_text.h"
 #include "base/histogram.h"
 #include "base/statistics.h"
 #include "base/temp_dir.h"

@@ -21,6 +21,7 @@
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/search/cliff.h"
 #include "orchestrator/search/sampling.h"
+#include "orchestrator/sweep/sweep.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {
@@ -107,7 +108,10 @@ json example_search() {
   })");
 }
 
-Campaign parse(const json& j) { return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench"); }
+const CampaignOptions kAllKinds{"", {}, campaign_kinds()};
+Campaign parse(const json& j) {
+  return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench", kAllKinds);
+}
 
 // Parsing `j` must fail with a ConfigError naming `path`; returns the message.
 std::string expect_error(const json& j, const std::string& path) {

@@ -18,7 +18,9 @@
 #include "base/error.h"
 #include "model/campaign_index.h"
 #include "orchestrator/campaign/campaign.h"
+#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/slurm_allocation.h"
+#include "orchestrator/sweep/sweep.h"
 #include "tests/unit/test_util.h"
 
 namespace rdmabench {
@@ -36,10 +38,12 @@ json pair_campaign(const std::string& server, const std::string& client) {
 }
 
 Campaign parse(const json& j, const std::string& launcher = "", int* asked = nullptr) {
-  CampaignOptions o{launcher, [asked] {
+  CampaignOptions o{launcher,
+                    [asked] {
                       if (asked != nullptr) ++*asked;
                       return three_nodes();
-                    }};
+                    },
+                    campaign_kinds()};
   return parse_campaign(j, "/campaigns", "/usr/bin/rdmabench-self", o);
 }
 
@@ -84,9 +88,11 @@ TEST(SlurmCampaign, ErrorsNameTheField) {
       << out.what();
   // Not inside an allocation: the allocation's own error, under the field that chose slurm.
   j["launcher"] = "slurm";
-  CampaignOptions o{"", []() -> SlurmAllocation {
+  CampaignOptions o{"",
+                    []() -> SlurmAllocation {
                       throw ConfigError("launcher", "slurm", "not inside a Slurm allocation");
-                    }};
+                    },
+                    campaign_kinds()};
   const ConfigError none = testutil::catch_config_error(
       [&] { parse_campaign(j, "/campaigns", "/usr/bin/rdmabench-self", o); });
   EXPECT_EQ(none.field(), "/launcher");
@@ -98,14 +104,14 @@ TEST(SlurmCampaign, FabricOfTheAllocationsNodes) {
                            "fabric": {"pattern": {"pattern": "pairwise"}}})");
   // Without hosts, the slurm launcher takes every node; "allocation" gives them common keys.
   Campaign c = parse(j, "slurm");
-  ASSERT_TRUE(c.fabric);
-  ASSERT_EQ(c.fabric->hosts.size(), 3u);
-  EXPECT_EQ(c.fabric->hosts[2].name, "n3");
-  EXPECT_EQ(c.fabric->allocation, "42");
+  ASSERT_TRUE(fabric_spec(c));
+  ASSERT_EQ(fabric_spec(c)->hosts.size(), 3u);
+  EXPECT_EQ(fabric_spec(c)->hosts[2].name, "n3");
+  EXPECT_EQ(fabric_spec(c)->allocation, "42");
   EXPECT_EQ(c.pair_count(), 6u);
   j["fabric"]["allocation"] = {{"device", "mlx5_0"}, {"gid_index", 3}};
   c = parse(j, "slurm");
-  for (const auto& h : c.fabric->hosts) {
+  for (const auto& h : fabric_spec(c)->hosts) {
     EXPECT_EQ(h.spec.device, "mlx5_0");
     EXPECT_EQ(h.spec.gid_index, 3);
   }

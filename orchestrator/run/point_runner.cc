@@ -1,4 +1,4 @@
-#include "orchestrator/sweep/point_runner.h"
+#include "orchestrator/run/point_runner.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,7 @@
 #pragma once
-// The campaign file's objects accept only the keys they know: an unknown one (a typo, a key of
-// another object) is refused naming its JSON path, its value and the keys that are known.
+// A configuration file's objects (a campaign's, a search's, a fabric's) accept only the keys they
+// know: an unknown one (a typo, a key of another object) is refused naming its JSON path, its
+// value and the keys that are known.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,7 +1,8 @@
-#include "orchestrator/sweep/point_recorder.h"
+#include "orchestrator/run/point_recorder.h"
 
 #include <filesystem>
 
+#include "base/file_text.h"
 #include "base/utc_time.h"
 #include "model/result.h"
 

@@ -9,8 +9,8 @@
 
 #include "model/campaign_index.h"
 #include "orchestrator/campaign/campaign.h"
-#include "orchestrator/sweep/point_runner.h"
-#include "orchestrator/sweep/progress.h"
+#include "orchestrator/run/point_runner.h"
+#include "orchestrator/run/progress.h"
 
 namespace rdmabench {
 

@@ -1,4 +1,4 @@
-#include "orchestrator/sweep/progress.h"
+#include "orchestrator/run/progress.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>

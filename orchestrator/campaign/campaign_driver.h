@@ -1,0 +1,106 @@
+#pragma once
+// The kinds of campaign behind one interface. A campaign file's common part (name, launcher,
+// limits, repetitions, token, the workload space) is parsed once by parse_campaign
+// (campaign.h); where its points run comes from one block that a driver owns and parses:
+// "hosts" (host pairs, pair_driver.h) or "fabric" (hosts and a pattern, its rounds and
+// probes: orchestrator/fabric/fabric_driver.h). The driver turns its block into host pairs (a
+// fabric's links) and, per repetition, into points; parse_campaign and expand() know no kind.
+// A new kind is a new driver and a DriverKind in the list the sweep passes (sweep.h
+// campaign_kinds()): no branch in this folder.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/campaign/host_spec.h"
+#include "orchestrator/campaign/point_id.h"
+#include "orchestrator/launch/slurm_allocation.h"
+
+namespace rdmabench {
+
+struct HostPair {
+  std::string name;
+  HostSpec server;
+  HostSpec client;
+  std::string connect_address;  // "" = the address in the server's ready line
+};
+
+// What the points of one workload combination share (made once per combination: a fabric's
+// million flows hold one pointer each, not a copy).
+struct PointWorkload {
+  nlohmann::json values;                      // the combination's matrix values (canonical)
+  std::vector<std::string> workload_options;  // client options for them
+  std::string skip_reason;                    // "" = runs; else why the client would refuse it
+};
+
+// Point::beside of a probe in the idle round.
+inline constexpr uint32_t kIdleProbe = 0xffffffffU;
+
+// One point a driver adds for a repetition: its host pair (link), its round (a fabric's), what
+// it runs beside (Point::beside), its workload, its ids' common part and its round's name in
+// its id ("" for none). expand() numbers it, drops it when an exclude matches, and makes its id.
+struct PointDraft {
+  size_t pair = 0;
+  std::optional<uint32_t> round;
+  uint32_t beside = 0;
+  const std::shared_ptr<const PointWorkload>* work = nullptr;
+  const PointIds* ids = nullptr;
+  const std::string* round_name = nullptr;
+};
+using AddPoint = std::function<void(const PointDraft&)>;
+
+// The workload combinations of the campaign's space, in order, and their ids' common parts.
+struct Combinations {
+  const std::vector<std::shared_ptr<const PointWorkload>>& works;
+  const std::vector<PointIds>& ids;
+};
+
+class CampaignDriver {
+ public:
+  CampaignDriver() = default;
+  CampaignDriver(const CampaignDriver&) = delete;
+  CampaignDriver& operator=(const CampaignDriver&) = delete;
+  virtual ~CampaignDriver() = default;
+
+  // Its host pairs (a fabric: its links, one per ordered host pair its rounds measure).
+  virtual size_t pair_count() const = 0;
+  virtual HostPair pair(size_t i) const = 0;
+  virtual std::string pair_name(size_t i) const = 0;
+  // The runs of one combination and repetition (a fabric: its flows over all its rounds).
+  virtual size_t flow_count() const = 0;
+  // Points of one combination and repetition, at most (a fabric's probes included): the
+  // campaign's size check and expand()'s reservation.
+  virtual size_t points_per_combination() const { return flow_count(); }
+  // Every host it runs on, once per use, with its role ("host pair 'a' server").
+  virtual void for_each_host(
+      const std::function<void(const HostSpec&, const std::string& role)>& use) const = 0;
+  // Called once the campaign's size is checked, before the first pair(): what is costly to
+  // make for a large campaign (a fabric's links) is made here.
+  virtual void prepare() {}
+  // The points of one repetition, in run order.
+  virtual void add_points(unsigned repetition, const Combinations& combinations,
+                          const AddPoint& add) const = 0;
+};
+
+// What a driver's parser is given besides its block.
+struct DriverParseContext {
+  std::string base_dir;                         // the campaign file's folder
+  std::string self_exe;                         // what "rdmabench": "self" stands for
+  const SlurmAllocation* allocation = nullptr;  // with the slurm launcher: hosts must be in it
+};
+
+// A kind of campaign: the key of its block in the campaign file, what the block holds (for
+// errors: "host pairs"), and its parser (errors name JSON paths under `path`).
+struct DriverKind {
+  std::string key;
+  std::string holds;
+  std::function<std::shared_ptr<CampaignDriver>(
+      const nlohmann::json& block, const std::string& path, const DriverParseContext& context)>
+      parse;
+};
+
+}  // namespace rdmabench

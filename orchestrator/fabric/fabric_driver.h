@@ -1,0 +1,57 @@
+#pragma once
+// The fabric campaign's driver (campaign_driver.h): a "fabric" block of hosts and a pattern
+// (fabric_campaign.h) planned into rounds of flows, with optional latency probes
+// (fabric_probes.h). Its host pairs are its links: one per ordered host pair its rounds measure,
+// in the order they first appear, two host indices each (a 1,000-host pairwise fabric's million
+// links stay small). Each repetition starts with the idle round's probes; each load round's
+// probes follow its load flows.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/campaign/campaign.h"
+#include "orchestrator/campaign/campaign_driver.h"
+#include "orchestrator/fabric/fabric_campaign.h"
+
+namespace rdmabench {
+
+class FabricDriver : public CampaignDriver {
+ public:
+  explicit FabricDriver(FabricSpec spec) : spec_(std::move(spec)) {}
+
+  size_t pair_count() const override { return links_.size(); }
+  HostPair pair(size_t i) const override;
+  std::string pair_name(size_t i) const override { return link_name(spec_, links_.at(i)); }
+  size_t flow_count() const override;
+  size_t points_per_combination() const override;
+  void for_each_host(
+      const std::function<void(const HostSpec&, const std::string& role)>& use) const override;
+  void prepare() override;
+  void add_points(unsigned repetition, const Combinations& combinations,
+                  const AddPoint& add) const override;
+
+  const FabricSpec& spec() const noexcept { return spec_; }
+  const std::vector<Flow>& links() const noexcept { return links_; }
+  // The link index of a flow of its rounds.
+  size_t link_of(const Flow& f) const;
+
+ private:
+  FabricSpec spec_;
+  std::vector<Flow> links_;
+  std::vector<std::pair<uint64_t, uint32_t>> link_index_;  // (server * hosts + client, link)
+  std::vector<std::string> round_labels_;                  // before any cap split, by round
+  std::shared_ptr<const PointWorkload> probe_work_;        // with probes
+  std::optional<PointIds> probe_ids_;
+};
+
+// The "fabric" block.
+DriverKind fabric_kind();
+
+// A fabric campaign's driver, spec and links; null for a campaign of another kind.
+const FabricDriver* fabric_of(const Campaign& c);
+inline const FabricSpec* fabric_spec(const Campaign& c) {
+  const FabricDriver* d = fabric_of(c);
+  return d != nullptr ? &d->spec() : nullptr;
+}
+
+}  // namespace rdmabench
