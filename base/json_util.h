@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/error.h"
+
 namespace rdmabench {
 
 // A short text for an error message: scalars as JSON (strings cut at 60 characters), arrays and
@@ -68,6 +70,34 @@ inline std::string json_text(const nlohmann::json& j, const char* key) {
   if (it->is_string()) return it->get<std::string>();
   if (it->is_number() || it->is_boolean()) return it->dump();
   return "";
+}
+
+// The value at a JSON pointer as a T; a missing or mistyped value throws ConfigError naming the
+// pointer, the value and `want` (for a missing one, the first key on the path that is absent).
+template <typename T>
+inline T at_path(const nlohmann::json& j, const std::string& ptr, const char* want) {
+  try {
+    return j.at(nlohmann::json::json_pointer(ptr)).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    const nlohmann::json::json_pointer p(ptr);
+    if (j.contains(p)) throw ConfigError(ptr, brief_json(j.at(p)), want);
+    // Name the first key on the path that is absent (e.g. 'hosts' when the whole object is).
+    std::string prefix;
+    std::string missing = ptr.substr(ptr.rfind('/') + 1);
+    size_t pos = 1;
+    while (pos <= ptr.size()) {
+      size_t next = ptr.find('/', pos);
+      std::string key = ptr.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+      prefix += "/" + key;
+      if (!j.contains(nlohmann::json::json_pointer(prefix))) {
+        missing = key;
+        break;
+      }
+      if (next == std::string::npos) break;
+      pos = next + 1;
+    }
+    throw ConfigError(ptr, "(missing)", std::string(want) + " (key '" + missing + "' is missing)");
+  }
 }
 
 }  // namespace rdmabench

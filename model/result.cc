@@ -38,33 +38,6 @@ CpuUse cpu_from(const nlohmann::json& j) {
   return c;
 }
 
-// Reads the value at a JSON pointer; errors name that path.
-template <typename T>
-T at_path(const nlohmann::json& j, const std::string& ptr, const char* want) {
-  try {
-    return j.at(nlohmann::json::json_pointer(ptr)).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    const nlohmann::json::json_pointer p(ptr);
-    if (j.contains(p)) throw ConfigError(ptr, brief_json(j.at(p)), want);
-    // Name the first key on the path that is absent (e.g. 'hosts' when the whole object is).
-    std::string prefix;
-    std::string missing = ptr.substr(ptr.rfind('/') + 1);
-    size_t pos = 1;
-    while (pos <= ptr.size()) {
-      size_t next = ptr.find('/', pos);
-      std::string key = ptr.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
-      prefix += "/" + key;
-      if (!j.contains(nlohmann::json::json_pointer(prefix))) {
-        missing = key;
-        break;
-      }
-      if (next == std::string::npos) break;
-      pos = next + 1;
-    }
-    throw ConfigError(ptr, "(missing)", std::string(want) + " (key '" + missing + "' is missing)");
-  }
-}
-
 // The "latency" object of a size result.
 LatencyResult latency_from(const nlohmann::json& l) {
   LatencyResult lr;

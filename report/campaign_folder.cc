@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "base/file_text.h"
+#include "model/round_record.h"
 
 namespace rdmabench {
 namespace fs = std::filesystem;
@@ -41,7 +42,11 @@ CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes)
       c.has_index = true;
       c.points = parse_index_points(text, &c.bad_index_lines);
       c.cliffs = parse_cliffs(text);
-      c.rounds = parse_records(text, "round");
+      std::vector<std::string> refused;
+      c.rounds = round_records_from_json(parse_records(text, kRoundRecord), refused);
+      for (const std::string& why : refused)
+        notes << "rdmabench: note: " << (d / "index.jsonl").string() << ": " << why
+              << "; left out\n";
       if (auto v = parse_records(text, "verdicts"); !v.empty()) c.verdicts = std::move(v.back());
       if (c.bad_index_lines > 0)
         notes << "rdmabench: note: " << (d / "index.jsonl").string() << ": " << c.bad_index_lines

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/campaign_index.h"
+#include "model/round_record.h"
 
 namespace rdmabench {
 
@@ -27,7 +28,7 @@ struct CampaignFolder {
   // The last {"record": "cliffs"} line of index.jsonl (a search campaign with "cliff"), if any.
   std::optional<nlohmann::json> cliffs;
   // A fabric campaign's {"record": "round"} lines, in order, and its last "verdicts" record.
-  std::vector<nlohmann::json> rounds;
+  std::vector<RoundRecord> rounds;  // its round records (model/round_record.h)
   std::optional<nlohmann::json> verdicts;
 };
 

@@ -15,42 +15,38 @@ std::string g(double v) {
   return buf;
 }
 
-std::string workload_text(const nlohmann::json& j) {
-  if (!j.is_object() || !j.contains("matrix") || !j["matrix"].is_object()) return "";
+// A record's matrix values, described ("" when they are not an object).
+std::string workload_text(const nlohmann::json& matrix) {
+  if (!matrix.is_object()) return "";
   try {
-    return describe_values(j["matrix"]);
+    return describe_values(matrix);
   } catch (const std::exception&) {  // a value describe_values cannot read
-    return j["matrix"].dump();
+    return matrix.dump();
   }
 }
 
 }  // namespace
 
-std::vector<RoundRow> round_rows(const std::vector<nlohmann::json>& records) {
+std::vector<RoundRow> round_rows(const std::vector<RoundRecord>& records) {
   std::vector<RoundRow> rows;
-  for (const auto& r : records) {
-    if (!r.is_object() || !r.contains("sizes") || !r["sizes"].is_array()) continue;
-    for (const auto& s : r["sizes"]) {
-      if (!s.is_object()) continue;
+  for (const RoundRecord& r : records) {
+    const std::string workload = workload_text(r.matrix);
+    for (const RoundSize& s : r.sizes) {
       RoundRow row;
-      row.round = json_string_or(r, "round");
-      row.workload = workload_text(r);
-      row.repetition = json_integer_or(r, "repetition");
-      row.flows = json_integer_or(r, "flows");
-      row.ok = json_integer_or(r, "ok");
-      row.size =
-          s.contains("size") && s["size"].is_number_unsigned() ? s["size"].get<uint64_t>() : 0;
-      row.total_gbps = json_number(s, "total_gbps");
-      row.jain = json_number(s, "jain");
-      if (s.contains("gbps")) {
-        row.min_gbps = json_number(s["gbps"], "min");
-        row.median_gbps = json_number(s["gbps"], "median");
-        row.max_gbps = json_number(s["gbps"], "max");
-      }
-      if (s.contains("p50_ns"))
-        if (auto p = json_number(s["p50_ns"], "median")) row.p50_us = *p / 1000;
-      row.overlap = json_number(s, "overlap");
-      row.overlap_low = r.contains("overlap_low") && r["overlap_low"] == true;  // the round's mark
+      row.round = r.round;
+      row.workload = workload;
+      row.repetition = static_cast<long>(r.repetition);
+      row.flows = static_cast<long>(r.flows);
+      row.ok = static_cast<long>(r.ok);
+      row.size = s.size;
+      row.total_gbps = s.total_gbps;
+      row.jain = s.jain;
+      row.min_gbps = s.gbps.min;
+      row.median_gbps = s.gbps.median;
+      row.max_gbps = s.gbps.max;
+      if (s.p50_ns) row.p50_us = s.p50_ns->median / 1000;
+      row.overlap = s.overlap;
+      row.overlap_low = r.overlap_low;  // the round's mark
       rows.push_back(std::move(row));
     }
   }
@@ -83,7 +79,7 @@ FabricVerdicts fabric_verdicts(const nlohmann::json& record) {
       if (!e.is_object()) continue;
       VerdictRow row;
       row.link = json_string_or(e, "link");
-      row.workload = workload_text(e);
+      row.workload = workload_text(e.value("matrix", nlohmann::json()));
       row.metric = json_string_or(e, "metric");
       row.verdict = json_string_or(e, "verdict");
       row.why = json_string_or(e, "why");

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "model/round_record.h"
+
 namespace rdmabench {
 
 // One round at one message size (orchestrator/fabric/round_summary.h).
@@ -51,8 +53,8 @@ struct FabricVerdicts {
   std::vector<ProbeRow> probes;
 };
 
-// The rows of round records (in order).
-std::vector<RoundRow> round_rows(const std::vector<nlohmann::json>& records);
+// The rows of round records (in order): one per round and size.
+std::vector<RoundRow> round_rows(const std::vector<RoundRecord>& records);
 // A verdicts record.
 FabricVerdicts fabric_verdicts(const nlohmann::json& record);
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/round_record.h"
 #include "report/results_set.h"
 
 namespace rdmabench {
@@ -29,7 +30,7 @@ struct FigureOptions {
   std::map<std::pair<std::string, std::string>, std::string> link_marks;
   // A fabric's {"record": "round"} lines (the campaign folder's index.jsonl): host traffic and
   // incast fairness figures (round_figures.h).
-  std::vector<nlohmann::json> round_records;
+  std::vector<RoundRecord> round_records;
 };
 
 // The contents of a gnuplot double-quoted string holding `s` (backslashes and quotes escaped).

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/file_text.h"
 #include "model/campaign_index.h"
+#include "model/round_record.h"
 #include "report/figures.h"
 #include "report/gnuplot.h"
 #include "report/link_matrix.h"
@@ -60,7 +61,11 @@ std::vector<std::string> run_plot(const PlotOptions& opt, std::ostream& notes) {
     text << index.rdbuf();
     if (auto v = parse_records(text.str(), "verdicts"); !v.empty())
       for (auto& [k, mark] : link_marks(v.back())) fopt.link_marks[k] = mark;
-    for (auto& r : parse_records(text.str(), "round")) fopt.round_records.push_back(std::move(r));
+    std::vector<std::string> refused;
+    for (auto& r : round_records_from_json(parse_records(text.str(), kRoundRecord), refused))
+      fopt.round_records.push_back(std::move(r));
+    for (const std::string& why : refused)
+      notes << "rdmabench: note: " << in << "/index.jsonl: " << why << "; left out\n";
   }
   std::vector<Figure> figures = make_figures(runs, fopt, notes);
   std::string gnuplot = find_gnuplot();

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "base/json_util.h"
+#include "model/round_record.h"
 #include "model/workload.h"
 #include "model/workload_fields.h"
 #include "report/data_table.h"
@@ -20,14 +20,11 @@ namespace rdmabench {
 namespace {
 
 // The round's entry of its largest size that has per-host rates (bandwidth mode); null if none.
-const nlohmann::json* largest_with_hosts(const nlohmann::json& record) {
-  if (!record.contains("sizes") || !record["sizes"].is_array()) return nullptr;
-  const nlohmann::json* best = nullptr;
-  for (const auto& s : record["sizes"]) {
-    if (!s.is_object() || !json_number(s, "size") || !s.contains("hosts") ||
-        !s["hosts"].is_object())
-      continue;
-    if (best == nullptr || *json_number(s, "size") > *json_number(*best, "size")) best = &s;
+const RoundSize* largest_with_hosts(const RoundRecord& record) {
+  const RoundSize* best = nullptr;
+  for (const RoundSize& s : record.sizes) {
+    if (s.hosts.empty()) continue;
+    if (best == nullptr || s.size > best->size) best = &s;
   }
   return best;
 }
@@ -41,24 +38,23 @@ std::string workload_name(const nlohmann::json& values) {
   return w;
 }
 
-Figure host_traffic_figure(const std::string& name, const nlohmann::json& record,
-                           const nlohmann::json& size_entry, const std::string& format) {
-  const uint64_t size = static_cast<uint64_t>(*json_number(size_entry, "size"));
+Figure host_traffic_figure(const std::string& name, const RoundRecord& record,
+                           const RoundSize& size_entry, const std::string& format) {
+  const uint64_t size = size_entry.size;
   std::vector<std::string> hosts;
-  for (const auto& [h, v] : size_entry["hosts"].items()) hosts.push_back(h);
+  for (const auto& [h, v] : size_entry.hosts) hosts.push_back(h);
   std::sort(hosts.begin(), hosts.end(), natural_less);
   std::string rows;
   for (const auto& h : hosts) {
-    const nlohmann::json& v = size_entry["hosts"][h];
-    rows += "\"" + gnuplot_string(h) + "\" " +
-            format_number(json_number(v, "in_gbps").value_or(0)) + " " +
-            format_number(json_number(v, "out_gbps").value_or(0)) + "\n";
+    const RoundSize::HostTraffic& v = size_entry.hosts.at(h);
+    rows += "\"" + gnuplot_string(h) + "\" " + format_number(v.in_gbps) + " " +
+            format_number(v.out_gbps) + "\n";
   }
-  const nlohmann::json values = record.contains("matrix") ? record["matrix"] : nlohmann::json();
+  const nlohmann::json& values = record.matrix;
   const std::string workload = workload_name(values);
-  const long repetition = static_cast<long>(json_number(record, "repetition").value_or(1));
+  const long repetition = static_cast<long>(record.repetition);
   const std::string title =
-      "Host traffic: " + json_string_or(record, "round") + " at " + size_label(size) +
+      "Host traffic: " + record.round + " at " + size_label(size) +
       (workload.empty() ? "" : " — " + workload) +
       (repetition > 1 ? " (repetition " + std::to_string(repetition) + ")" : "");
   return template_figure(name, "host_traffic",
@@ -113,13 +109,12 @@ struct ProbeIncast {
 };
 
 // The worst p99 (ns) and idle p99 of a round's probes; nullopt when none has a figure.
-std::optional<std::pair<double, std::optional<double>>> worst_probe(const nlohmann::json& r) {
-  if (!r.contains("probes") || !r["probes"].is_array()) return std::nullopt;
+std::optional<std::pair<double, std::optional<double>>> worst_probe(const RoundRecord& r) {
+  if (!r.probes) return std::nullopt;
   std::optional<std::pair<double, std::optional<double>>> worst;
-  for (const auto& p : r["probes"]) {
-    const std::optional<double> p99 = json_number(p, "p99_ns");
-    if (!p99 || (worst && worst->first >= *p99)) continue;
-    worst = std::make_pair(*p99, json_number(p, "idle_p99_ns"));
+  for (const RoundProbeEntry& p : *r.probes) {
+    if (!p.p99_ns || (worst && worst->first >= *p.p99_ns)) continue;
+    worst = std::make_pair(*p.p99_ns, p.idle_p99_ns);
   }
   return worst;
 }
@@ -179,18 +174,16 @@ Figure probe_load_figure(const std::string& name, const ProbeLoad& c, const std:
 }
 
 // A round record's probes into `loads` (by the load's matrix) or, for the idle round, `idle`.
-void collect_probe_load(const nlohmann::json& r, const std::string& label,
-                        std::map<std::string, ProbeLoad>& loads, std::vector<std::string>& order,
-                        std::vector<double>& idle) {
-  if (!r.contains("probes") || !r["probes"].is_array()) return;
-  const bool idle_round = label.rfind("probes idle", 0) == 0;
+void collect_probe_load(const RoundRecord& r, std::map<std::string, ProbeLoad>& loads,
+                        std::vector<std::string>& order, std::vector<double>& idle) {
+  if (!r.probes) return;
+  const bool idle_round = is_idle_probe_round(r.round);
   double total = 0;
-  if (!idle_round && r.contains("sizes") && r["sizes"].is_array())
-    for (const auto& s : r["sizes"])
-      total = std::max(total, json_number(s, "total_gbps").value_or(0));
+  if (!idle_round)
+    for (const RoundSize& s : r.sizes) total = std::max(total, s.total_gbps);
   ProbeLoad* c = nullptr;
   if (!idle_round) {
-    const nlohmann::json values = r.contains("matrix") ? r["matrix"] : nlohmann::json();
+    const nlohmann::json& values = r.matrix;
     auto [it, fresh] = loads.try_emplace(values.dump());
     if (fresh) {
       order.push_back(it->first);
@@ -198,12 +191,12 @@ void collect_probe_load(const nlohmann::json& r, const std::string& label,
     }
     c = &it->second;
   }
-  for (const auto& p : r["probes"])
-    if (const auto p99 = json_number(p, "p99_ns")) {
+  for (const RoundProbeEntry& p : *r.probes)
+    if (p.p99_ns) {
       if (c == nullptr) {
-        idle.push_back(*p99 / 1000);
+        idle.push_back(*p.p99_ns / 1000);
       } else {
-        c->loaded.emplace_back(total, *p99 / 1000);
+        c->loaded.emplace_back(total, *p.p99_ns / 1000);
       }
     }
 }
@@ -214,7 +207,7 @@ std::string numbered(const std::string& base, size_t i) {
 
 }  // namespace
 
-std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
+std::vector<Figure> round_figures(const std::vector<RoundRecord>& records,
                                   const std::string& format, std::ostream& notes) {
   static const std::regex kIncast(R"(^incast (\d+)->(\S+)$)");
   std::vector<Figure> traffic;
@@ -226,14 +219,13 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
   std::map<std::string, ProbeLoad> loads;  // the load's matrix text -> its probed rounds
   std::vector<std::string> load_order;
   std::vector<double> idle_p99;  // the idle round's probes (one probe workload per campaign)
-  for (const nlohmann::json& r : records) {
-    if (!r.is_object()) continue;
-    const std::string label = json_string_or(r, "round");
+  for (const RoundRecord& r : records) {
+    const std::string& label = r.round;
     std::smatch m;
-    collect_probe_load(r, label, loads, load_order, idle_p99);
+    collect_probe_load(r, loads, load_order, idle_p99);
     if (std::regex_match(label, m, kIncast))
       if (const auto worst = worst_probe(r)) {
-        const nlohmann::json values = r.contains("matrix") ? r["matrix"] : nlohmann::json();
+        const nlohmann::json& values = r.matrix;
         auto [it, fresh] = probes.try_emplace(values.dump());
         if (fresh) {
           probe_order.push_back(it->first);
@@ -244,7 +236,7 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
         if (worst->second) pts[0] = std::max(pts[0], *worst->second / 1000);
       }
     if (label.find(" part ") != std::string::npos) continue;  // split by the per-host cap
-    const nlohmann::json* s = largest_with_hosts(r);
+    const RoundSize* s = largest_with_hosts(r);
     if (s == nullptr) continue;
     const bool incast = std::regex_match(label, m, kIncast);
     if (incast || label.rfind("all-to-all", 0) == 0) {
@@ -252,16 +244,15 @@ std::vector<Figure> round_figures(const std::vector<nlohmann::json>& records,
         traffic.push_back(
             host_traffic_figure(numbered("host_traffic", traffic.size()), r, *s, format));
     }
-    if (incast && json_number(*s, "jain")) {
-      const nlohmann::json values = r.contains("matrix") ? r["matrix"] : nlohmann::json();
+    if (incast && s->jain) {
+      const nlohmann::json& values = r.matrix;
       auto [it, fresh] = fairness.try_emplace(values.dump());
       if (fresh) {
         order.push_back(it->first);
         it->second.values = values;
       }
-      it->second.size = std::max(it->second.size, static_cast<uint64_t>(*json_number(*s, "size")));
-      it->second.by_target[m[2].str()].emplace_back(std::stol(m[1].str()),
-                                                    *json_number(*s, "jain"));
+      it->second.size = std::max(it->second.size, s->size);
+      it->second.by_target[m[2].str()].emplace_back(std::stol(m[1].str()), *s->jain);
     }
   }
   if (traffic_rounds > kMaxHostTrafficFigures)

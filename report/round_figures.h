@@ -10,11 +10,13 @@
 //  - "probe_p99_load" (one per load combination with probes, any pattern): each probe's p99
 //    against its round's load (the round's total Gb/s at its largest size), idle ones at 0.
 // Rounds split by the per-host cap ("... part 1/2") are left out: their flows did not all run
-// at once. Latency-mode rounds carry no per-host rates and give no figure. Untrusted input:
-// records or members of the wrong shape are skipped.
+// at once. Latency-mode rounds carry no per-host rates and give no figure. The records are
+// model/round_record.h's, checked where the folder is read (a malformed one is left out there,
+// with a note).
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "model/round_record.h"
 #include "report/figures.h"
 
 namespace rdmabench {
@@ -22,7 +24,7 @@ namespace rdmabench {
 // At most this many host_traffic figures (the first rounds); the rest are noted, not drawn.
 inline constexpr size_t kMaxHostTrafficFigures = 12;
 
-std::vector<Figure> round_figures(const std::vector<nlohmann::json>& round_records,
+std::vector<Figure> round_figures(const std::vector<RoundRecord>& round_records,
                                   const std::string& format, std::ostream& notes);
 
 }  // namespace rdmabench

@@ -119,10 +119,6 @@ ProbeSpec parse_probes(const nlohmann::json& j, const std::string& path,
   return p;
 }
 
-bool is_idle_probe_round(const std::string& label) {
-  return unsplit_label(label) == kIdleProbeRound;
-}
-
 std::vector<Round> with_idle_probe_rounds(std::vector<Round> load, const ProbeSpec* probes,
                                           uint32_t hosts, uint32_t max_flows_per_host) {
   if (probes == nullptr) return load;

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "model/round_record.h"
 #include "orchestrator/fabric/fabric_plan.h"
 
 namespace rdmabench {
@@ -49,8 +50,6 @@ struct ProbeSpec {
   std::vector<Flow> pairs;    // "links": [[server, client], ...]
 };
 
-inline constexpr const char* kIdleProbeRound = "probes idle";
-
 // The "probes" block (`path`: "/fabric/probes"); host names in "links" are resolved.
 ProbeSpec parse_probes(const nlohmann::json& j, const std::string& path,
                        const std::vector<FabricHost>& hosts);
@@ -61,8 +60,8 @@ ProbeSpec parse_probes(const nlohmann::json& j, const std::string& path,
 std::vector<Round> with_idle_probe_rounds(std::vector<Round> load, const ProbeSpec* probes,
                                           uint32_t hosts, uint32_t max_flows_per_host);
 
-// Whether a round of the plan is the idle probe round (or a part of it).
-bool is_idle_probe_round(const std::string& label);
+// Whether a round of the plan is the idle probe round (or a part of it): is_idle_probe_round and
+// kIdleProbeRound, model/round_record.h (the report reads the same labels).
 
 // The probe flows of load round `r`; `first_part`: r is a round's first part (or the whole
 // round): named pairs are probed there only.

@@ -165,10 +165,10 @@ void run_rounds(const std::vector<const Point*>& todo, const FabricSweepContext&
     }
     const nlohmann::json first = run.fields(g.members.front())["fabric"];
     const Point& lead = *g.members.front().point;
-    const nlohmann::ordered_json summary =
-        round_record(first["round"], first["round_index"], lead.repetition,
-                     ctx.expansion.round_work(lead)->values, results, utc_now(), round_probes);
-    ctx.writer.append(summary);
+    const RoundRecord summary =
+        summarize_round(first["round"], first["round_index"], lead.repetition,
+                        ctx.expansion.round_work(lead)->values, results, utc_now(), round_probes);
+    ctx.writer.append(to_json(summary));
     ctx.progress.note(round_line(summary, run.rounds));
     if (ctx.between_rounds) ctx.between_rounds(clocks);
   }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/round_record.h"
 #include "orchestrator/launch/result_brief.h"
 
 namespace rdmabench {
@@ -40,7 +41,11 @@ struct RoundProbe {
 
 // `label`, `index`: the round as run; `values`: its workload (matrix values); `flows`: the load
 // flows (in the idle probe round, the probes); `probes`: the probes, each size's p50, p99, p99.9,
-// idle p99 and load/idle ratio under "probes" (absent when there are none).
+// idle p99 and load/idle ratio (none when there are none). The record is model/round_record.h's.
+RoundRecord summarize_round(const std::string& label, uint32_t index, unsigned repetition,
+                            const nlohmann::json& values, const std::vector<RoundFlowResult>& flows,
+                            const std::string& time, const std::vector<RoundProbe>& probes = {});
+// The same as the index line writes it: to_json(summarize_round(...)).
 nlohmann::ordered_json round_record(const std::string& label, uint32_t index, unsigned repetition,
                                     const nlohmann::json& values,
                                     const std::vector<RoundFlowResult>& flows,
@@ -59,6 +64,6 @@ std::optional<Overlap> window_overlap(const std::vector<std::pair<double, double
 nlohmann::json jain_index(const std::vector<double>& x);
 
 // One line for the sweep's output: "round 3/6 'pairwise 3/3': 2 ok, 0 failed; 4K: total ...".
-std::string round_line(const nlohmann::ordered_json& record, size_t rounds);
+std::string round_line(const RoundRecord& record, size_t rounds);
 
 }  // namespace rdmabench

@@ -319,7 +319,7 @@ TEST(RoundSummary, TotalsHostsFairnessAndSpread) {
   EXPECT_DOUBLE_EQ(s["hosts"]["a"]["in_gbps"].get<double>(), 4.0);
   EXPECT_DOUBLE_EQ(s["hosts"]["c"]["out_gbps"].get<double>(), 3.0);
   EXPECT_DOUBLE_EQ(s["hosts"]["c"]["in_gbps"].get<double>(), 0.0);  // its own flow failed
-  EXPECT_EQ(round_line(r, 6),
+  EXPECT_EQ(round_line(round_record_from_json(r), 6),
             "round 5/6 'incast 2->host0': 2 ok, 1 failed; 4K: total 4 Gb/s, flows 1/2/3 "
             "(min/median/max), fairness 0.8, p50 6 us (median)");
 }
@@ -350,8 +350,9 @@ TEST(RoundSummary, WindowsOverlapOnTheControllersClock) {
                                   {{"a", "b", doc(105, 115)}, {"b", "a", doc(100, 110)}}, "t");
   EXPECT_DOUBLE_EQ(apart["overlap_min"].get<double>(), 0.5);
   EXPECT_TRUE(apart["overlap_low"].get<bool>());
-  EXPECT_NE(round_line(apart, 3).find("overlap 50 % - OVERLAP BELOW 90 %"), std::string::npos)
-      << round_line(apart, 3);
+  EXPECT_NE(round_line(round_record_from_json(apart), 3).find("overlap 50 % - OVERLAP BELOW 90 %"),
+            std::string::npos)
+      << round_line(round_record_from_json(apart), 3);
   // Documents without windows (older engines): no overlap figures, nothing marked.
   const auto none =
       round_record("r", 0, 1, json::object(),

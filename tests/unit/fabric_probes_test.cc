@@ -179,8 +179,9 @@ TEST(FabricProbes, TheRoundRecordCarriesEachProbesRatio) {
   EXPECT_DOUBLE_EQ(record["probes"][0]["ratio"].get<double>(), 3.0);
   EXPECT_DOUBLE_EQ(record["probes"][0]["p99_9_ns"].get<double>(), 60000);
   EXPECT_EQ(record["probes"][1]["error"], "the probe failed");
-  EXPECT_NE(round_line(record, 3).find("load/idle p99 up to 3"), std::string::npos)
-      << round_line(record, 3);
+  EXPECT_NE(round_line(round_record_from_json(record), 3).find("load/idle p99 up to 3"),
+            std::string::npos)
+      << round_line(round_record_from_json(record), 3);
   // The brief carries the tail to the controller (the agents' connection).
   EXPECT_EQ(brief_from_json(to_json(latency_brief(30000))), latency_brief(30000));
 }
