@@ -3,6 +3,7 @@
 // env files, reports): read whole, or written atomically.
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace rdmabench {
 
@@ -12,6 +13,10 @@ std::optional<std::string> read_file(const std::string& path);
 
 // The file's bytes; "" when it does not exist or cannot be read.
 std::string file_text(const std::string& path);
+
+// Writes all of `text` to `fd`, again after a short write or EINTR: 0, or the errno of the
+// write that failed.
+int write_all(int fd, std::string_view text) noexcept;
 
 // Writes `text` to `path` atomically (a temporary file in the same directory, fsynced, then
 // renamed over it): a reader sees the old file or the new one, never a part. Throws SysError

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <random>
 
+#include "engine/work_requests.h"
+
 namespace rdmabench {
 namespace {
 
@@ -18,26 +20,12 @@ ibv_qp_type qp_type_of(QpType t) noexcept {
   return IBV_QPT_RC;
 }
 
-// The extended QP's send op for the workload's op (ibv_wr_* posts it; work_request_ex.h).
-uint64_t send_op_flag(Op op) noexcept {
-  switch (op) {
-    case Op::kSend:
-      return IBV_QP_EX_WITH_SEND;
-    case Op::kSendImm:
-      return IBV_QP_EX_WITH_SEND_WITH_IMM;
-    case Op::kWrite:
-      return IBV_QP_EX_WITH_RDMA_WRITE;
-    case Op::kWriteImm:
-      return IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
-    case Op::kRead:
-      return IBV_QP_EX_WITH_RDMA_READ;
-    case Op::kFetchAdd:
-      return IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
-    case Op::kCmpSwap:
-      return IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
-  }
-  return 0;
-}
+// The extended QP's send op for the workload's op (ibv_wr_* posts it; work_request_ex.h):
+// verbs.h numbers each IBV_QP_EX_WITH_<OP> as 1 << IBV_WR_<OP>.
+uint64_t send_op_flag(Op op) noexcept { return uint64_t{1} << opcode_of(op); }
+static_assert(IBV_QP_EX_WITH_RDMA_READ == 1ULL << IBV_WR_RDMA_READ &&
+              IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD == 1ULL << IBV_WR_ATOMIC_FETCH_AND_ADD &&
+              IBV_QP_EX_WITH_SEND_WITH_IMM == 1ULL << IBV_WR_SEND_WITH_IMM);
 
 }  // namespace
 

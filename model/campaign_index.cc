@@ -126,16 +126,9 @@ void IndexWriter::append(const nlohmann::ordered_json& line) {
   std::lock_guard<std::mutex> lock(mu_);
   int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw_sys("open", path_);
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = errno;
-      ::close(fd);
-      throw_sys("write", path_, e);
-    }
-    off += static_cast<size_t>(n);
+  if (const int e = write_all(fd, text); e != 0) {
+    ::close(fd);
+    throw_sys("write", path_, e);
   }
   ::close(fd);
 }
