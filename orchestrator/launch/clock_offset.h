@@ -5,6 +5,7 @@
 // within half the round trip. Of a few samples the one with the shortest round trip counts (the
 // one least delayed on its way). Fabric rounds correct each flow's measurement window by its
 // client host's offset before they compare windows of different hosts.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct ClockOffset {
   double uncertainty_s = 0;  // half the chosen sample's round trip
   unsigned samples = 0;
 };
+
+// As the records write it: {"offset_s", "uncertainty_s", "samples"} (a host's env file, the
+// index's clock_offsets record).
+nlohmann::json to_json(const ClockOffset& c);
 
 // The shortest round trip's offset; nullopt for no samples.
 std::optional<ClockOffset> best_offset(const std::vector<ClockSample>& samples);

@@ -30,10 +30,6 @@ std::string ms_text(double s) {
   return buf;
 }
 
-nlohmann::json offset_json(const ClockOffset& c) {
-  return {{"offset_s", c.offset_s}, {"uncertainty_s", c.uncertainty_s}, {"samples", c.samples}};
-}
-
 // Measures every agent's clock and keeps it for the rounds; returns the largest uncertainty's
 // host ("" when none was measured).
 std::string take_clocks(Sweep& s, AgentHub& hub, std::ostream& err) {
@@ -90,15 +86,10 @@ std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::
     if (failed.count(host) != 0) continue;
     nlohmann::json env = {{"host", host}, {"rdmabench", h.rdmabench}, {"captured_at", utc_now()}};
     env.update(hub->hello(host).value("env", nlohmann::json::object()));
-    if (auto c = s.host_clocks.find(host); c != s.host_clocks.end())
-      env["clock_offset"] = offset_json(c->second);
-    if (env.value("cpus", nlohmann::json()).is_number_unsigned())
-      s.host_cpus[host] = env["cpus"].get<unsigned>();
-    write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
-    if (env.contains("devices_error"))
-      err << "rdmabench: warning: " << host
-          << ": 'rdmabench devices --json' failed: " << env["devices_error"].get<std::string>()
-          << "\n";
+    const auto c = s.host_clocks.find(host);
+    if (const std::optional<unsigned> cpus =
+            write_host_env(s, host, env, c != s.host_clocks.end() ? &c->second : nullptr, err))
+      s.host_cpus[host] = *cpus;
   }
   s.clocks_at = std::chrono::steady_clock::now();
   return hub;
@@ -112,7 +103,7 @@ void refresh_clocks_if_due(Sweep& s, AgentHub& hub, IndexWriter& writer) {
   take_clocks(s, hub, quiet);
   s.clocks_at = std::chrono::steady_clock::now();
   nlohmann::ordered_json hosts = nlohmann::ordered_json::object();
-  for (const auto& [host, c] : s.host_clocks) hosts[host] = offset_json(c);
+  for (const auto& [host, c] : s.host_clocks) hosts[host] = to_json(c);
   writer.append({{"record", "clock_offsets"}, {"time", utc_now()}, {"hosts", hosts}});
 }
 

@@ -41,25 +41,15 @@ void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::
       std::lock_guard<std::mutex> lock(mu);
       failures.push_back("host check failed for " + join(use.roles) + ": " + first_error);
     }
-    nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
+    const nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
     // The clock offsets serve a fabric's synchronised start and windows only.
-    ClockOffset clock;
-    if (fabric_spec(c)) {
-      clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
-      env["clock_offset"] = {{"offset_s", clock.offset_s},
-                             {"uncertainty_s", clock.uncertainty_s},
-                             {"samples", clock.samples}};
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (fabric_spec(c)) s.host_clocks[host] = clock;
-      if (env["cpus"].is_number_unsigned()) s.host_cpus[host] = env["cpus"].get<unsigned>();
-    }
-    write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
-    if (env.contains("devices_error"))
-      err << "rdmabench: warning: " + host +
-                 ": 'rdmabench devices --json' failed: " + env["devices_error"].get<std::string>() +
-                 "\n";
+    std::optional<ClockOffset> clock;
+    if (fabric_spec(c)) clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
+    const std::optional<unsigned> cpus =
+        write_host_env(s, host, env, clock ? &*clock : nullptr, err);
+    std::lock_guard<std::mutex> lock(mu);
+    if (clock) s.host_clocks[host] = *clock;
+    if (cpus) s.host_cpus[host] = *cpus;
   } catch (const std::exception& e) {
     std::lock_guard<std::mutex> lock(mu);
     for (const auto& path : use.paths) s.bad_paths.try_emplace({host, path}, e.what());
@@ -68,6 +58,18 @@ void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::
 }
 
 }  // namespace
+
+std::optional<unsigned> write_host_env(const Sweep& s, const std::string& host, nlohmann::json env,
+                                       const ClockOffset* clock, std::ostream& err) {
+  if (clock != nullptr) env["clock_offset"] = to_json(*clock);
+  write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
+  if (env.contains("devices_error"))
+    err << "rdmabench: warning: " + host +
+               ": 'rdmabench devices --json' failed: " + env["devices_error"].get<std::string>() +
+               "\n";
+  if (env.value("cpus", nlohmann::json()).is_number_unsigned()) return env["cpus"].get<unsigned>();
+  return std::nullopt;
+}
 
 bool check_hosts(Sweep& s, std::ostream& err) {
   std::mutex mu;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -75,6 +76,13 @@ struct Sweep {
 // offsets. In parallel, one thread per host. False when a host failed and the sweep must stop
 // having run nothing (a fabric goes on without it).
 bool check_hosts(Sweep& s, std::ostream& err);
+
+// A host's environment record, however it was captured (a command, or its agent's hello), with
+// its clock offset when one was measured: written to DIR/env/<host>.json (atomically), and a
+// warning when its `rdmabench devices --json` failed. Returns the host's CPU count when the
+// record has it. Both checks (host_checks.cc, agent_checks.cc) write through it.
+std::optional<unsigned> write_host_env(const Sweep& s, const std::string& host, nlohmann::json env,
+                                       const ClockOffset* clock, std::ostream& err);
 
 // A fabric's agents, whose hellos are its host checks (agent_checks.cc); null when its launchers
 // start none.
