@@ -8,6 +8,7 @@
 
 #include "base/file_text.h"
 #include "model/round_record.h"
+#include "model/verdict_record.h"
 
 namespace rdmabench {
 namespace fs = std::filesystem;
@@ -44,10 +45,10 @@ CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes)
       c.cliffs = parse_cliffs(text);
       std::vector<std::string> refused;
       c.rounds = round_records_from_json(parse_records(text, kRoundRecord), refused);
+      c.verdicts = last_verdicts_record(parse_records(text, kVerdictsRecord), refused);
       for (const std::string& why : refused)
         notes << "rdmabench: note: " << (d / "index.jsonl").string() << ": " << why
               << "; left out\n";
-      if (auto v = parse_records(text, "verdicts"); !v.empty()) c.verdicts = std::move(v.back());
       if (c.bad_index_lines > 0)
         notes << "rdmabench: note: " << (d / "index.jsonl").string() << ": " << c.bad_index_lines
               << " line(s) are not point records; left out\n";

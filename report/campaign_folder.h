@@ -13,6 +13,7 @@
 
 #include "model/campaign_index.h"
 #include "model/round_record.h"
+#include "model/verdict_record.h"
 
 namespace rdmabench {
 
@@ -29,7 +30,7 @@ struct CampaignFolder {
   std::optional<nlohmann::json> cliffs;
   // A fabric campaign's {"record": "round"} lines, in order, and its last "verdicts" record.
   std::vector<RoundRecord> rounds;  // its round records (model/round_record.h)
-  std::optional<nlohmann::json> verdicts;
+  std::optional<VerdictsRecord> verdicts;
 };
 
 // Reads the campaign files of `dir`; a folder without them gives has_index false and nothing

@@ -9,6 +9,7 @@
 #include "base/number_text.h"
 #include "model/campaign_index.h"
 #include "model/check_expectation.h"
+#include "model/verdict_record.h"
 #include "model/workload.h"
 
 namespace rdmabench {
@@ -71,8 +72,11 @@ void load_sweep_folder(const std::string& dir, ExportSet& set, std::ostream& not
       p.document = &set.documents[it->second];
     set.points.push_back(std::move(p));
   }
-  const std::vector<nlohmann::json> verdicts = parse_records(index, "verdicts");
-  if (!verdicts.empty()) set.verdicts.emplace_back(suite, verdicts.back());
+  std::vector<std::string> refused;
+  if (auto v = last_verdicts_record(parse_records(index, kVerdictsRecord), refused))
+    set.verdicts.emplace_back(suite, std::move(*v));
+  for (const std::string& why : refused)
+    notes << "rdmabench: note: " << dir << "/index.jsonl: " << why << "; left out\n";
 }
 
 // A file's JSON when it is a JSON object, else null.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/verdict_record.h"
 #include "report/results_set.h"
 
 namespace rdmabench {
@@ -40,7 +41,7 @@ struct ExportCheck {
 struct ExportSet {
   std::deque<ResultFile> documents;  // a deque: the points point into it as it grows
   std::vector<ExportPoint> points;
-  std::vector<std::pair<std::string, nlohmann::json>> verdicts;  // suite, its last verdicts record
+  std::vector<std::pair<std::string, VerdictsRecord>> verdicts;  // suite, its last verdicts record
   std::vector<ExportCheck> checks;
 };
 

@@ -53,72 +53,54 @@ std::vector<RoundRow> round_rows(const std::vector<RoundRecord>& records) {
   return rows;
 }
 
-FabricVerdicts fabric_verdicts(const nlohmann::json& record) {
+FabricVerdicts fabric_verdicts(const VerdictsRecord& record) {
   FabricVerdicts v;
-  v.judged = json_integer_or(record, "judged");
-  if (record.contains("counts") && record["counts"].is_object())
-    for (const auto& [k, n] : record["counts"].items())
-      if (n.is_number_integer()) v.counts[k] = n.get<long>();
-  if (record.contains("criteria") && record["criteria"].is_object()) {
-    const nlohmann::json& c = record["criteria"];
-    if (auto f = json_number(c, "bw_fraction"))
-      v.criteria += "bandwidth below " + g(*f) + " of the best link's";
-    if (auto f = json_number(c, "lat_factor"))
-      v.criteria +=
-          std::string(v.criteria.empty() ? "" : ", ") + "p50 above " + g(*f) + "x the best link's";
-    if (auto f = json_number(c, "port_fraction"))
-      v.criteria += std::string(v.criteria.empty() ? "" : ", ") + "bandwidth below " + g(*f) +
-                    " of the port speed";
-    if (auto f = json_number(c, "loss_floor_ppm"))
-      v.criteria += std::string(v.criteria.empty() ? "" : ", ") +
-                    "loss events per million packets above " + g(*f) + " and the links' median + " +
-                    g(json_number(c, "loss_k").value_or(5)) + " MAD";
+  v.judged = static_cast<long>(record.judged);
+  for (const auto& [k, n] : record.counts) v.counts[k] = static_cast<long>(n);
+  const VerdictCriteria& c = record.criteria;
+  v.criteria = "bandwidth below " + g(c.bw_fraction) + " of the best link's, p50 above " +
+               g(c.lat_factor) + "x the best link's";
+  if (c.port_fraction)
+    v.criteria += ", bandwidth below " + g(*c.port_fraction) + " of the port speed";
+  if (c.loss_floor_ppm)
+    v.criteria += ", loss events per million packets above " + g(*c.loss_floor_ppm) +
+                  " and the links' median + " + g(c.loss_k) + " MAD";
+  for (const LinkNotOk& e : record.not_ok) {
+    VerdictRow row;
+    row.link = e.link;
+    row.workload = workload_text(e.matrix);
+    row.metric = e.metric;
+    row.verdict = e.verdict;
+    row.why = e.why;
+    row.point = e.point_id;
+    row.size = e.size;
+    row.value = e.value;
+    row.best = e.best;
+    row.alone = e.alone;
+    row.loss_ppm = e.loss_ppm;
+    for (const std::string& r : e.rules) row.rules += (row.rules.empty() ? "" : ", ") + r;
+    v.not_ok.push_back(std::move(row));
   }
-  if (record.contains("not_ok") && record["not_ok"].is_array())
-    for (const auto& e : record["not_ok"]) {
-      if (!e.is_object()) continue;
-      VerdictRow row;
-      row.link = json_string_or(e, "link");
-      row.workload = workload_text(e.value("matrix", nlohmann::json()));
-      row.metric = json_string_or(e, "metric");
-      row.verdict = json_string_or(e, "verdict");
-      row.why = json_string_or(e, "why");
-      row.point = json_string_or(e, "point_id");
-      row.size =
-          e.contains("size") && e["size"].is_number_unsigned() ? e["size"].get<uint64_t>() : 0;
-      row.value = json_number(e, "value");
-      row.best = json_number(e, "best");
-      row.alone = json_number(e, "alone");
-      row.loss_ppm = json_number(e, "loss_ppm");
-      if (e.contains("rules") && e["rules"].is_array())
-        for (const auto& r : e["rules"])
-          if (r.is_string()) row.rules += (row.rules.empty() ? "" : ", ") + r.get<std::string>();
-      v.not_ok.push_back(std::move(row));
+  if (record.probes) {
+    const ProbeVerdicts& p = *record.probes;
+    v.probed = static_cast<long>(p.probed);
+    v.probes_ok = static_cast<long>(p.ok);
+    if (p.slow_floor)
+      v.probe_criteria = "load/idle p99 above " + g(*p.slow_floor) + " and the probes' median + " +
+                         g(p.slow_k) + " MAD";
+    for (const ProbeNotOk& e : p.not_ok) {
+      ProbeRow row;
+      row.link = e.link;
+      row.round = e.round;
+      row.verdict = e.verdict;
+      row.why = e.why;
+      row.size = e.size.value_or(0);
+      if (e.p99_ns) row.p99_us = *e.p99_ns / 1000;
+      if (e.idle_p99_ns) row.idle_p99_us = *e.idle_p99_ns / 1000;
+      row.ratio = e.ratio;
+      row.threshold = e.threshold;
+      v.probes.push_back(std::move(row));
     }
-  if (record.contains("probes") && record["probes"].is_object()) {
-    const nlohmann::json& p = record["probes"];
-    v.probed = json_integer_or(p, "probed");
-    v.probes_ok = json_integer_or(p, "ok");
-    if (p.contains("criteria") && p["criteria"].is_object())
-      if (auto f = json_number(p["criteria"], "slow_floor"))
-        v.probe_criteria = "load/idle p99 above " + g(*f) + " and the probes' median + " +
-                           g(json_number(p["criteria"], "slow_k").value_or(5)) + " MAD";
-    if (p.contains("not_ok") && p["not_ok"].is_array())
-      for (const auto& e : p["not_ok"]) {
-        if (!e.is_object()) continue;
-        ProbeRow row;
-        row.link = json_string_or(e, "link");
-        row.round = json_string_or(e, "round");
-        row.verdict = json_string_or(e, "verdict");
-        row.why = json_string_or(e, "why");
-        row.size =
-            e.contains("size") && e["size"].is_number_unsigned() ? e["size"].get<uint64_t>() : 0;
-        if (auto x = json_number(e, "p99_ns")) row.p99_us = *x / 1000;
-        if (auto x = json_number(e, "idle_p99_ns")) row.idle_p99_us = *x / 1000;
-        row.ratio = json_number(e, "ratio");
-        row.threshold = json_number(e, "threshold");
-        v.probes.push_back(std::move(row));
-      }
   }
   return v;
 }

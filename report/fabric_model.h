@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/round_record.h"
+#include "model/verdict_record.h"
 
 namespace rdmabench {
 
@@ -55,7 +56,7 @@ struct FabricVerdicts {
 
 // The rows of round records (in order): one per round and size.
 std::vector<RoundRow> round_rows(const std::vector<RoundRecord>& records);
-// A verdicts record.
-FabricVerdicts fabric_verdicts(const nlohmann::json& record);
+// A verdicts record, for the page.
+FabricVerdicts fabric_verdicts(const VerdictsRecord& record);
 
 }  // namespace rdmabench

@@ -219,24 +219,17 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j || (a.size() - i == b.size() - j && a < b);
 }
 
-LinkMarks link_marks(const nlohmann::json& record) {
+LinkMarks link_marks(const VerdictsRecord& record) {
   LinkMarks marks;
-  if (!record.is_object() || !record.contains("not_ok") || !record["not_ok"].is_array())
-    return marks;
-  for (const auto& e : record["not_ok"]) {
-    if (!e.is_object() || !e.contains("matrix") || !e["matrix"].is_object()) continue;
-    const std::string link = json_string_or(e, "link"), verdict = json_string_or(e, "verdict");
-    if (link.empty() || verdict.empty()) continue;
-    std::string& m = marks[{e["matrix"].dump(), link}];
-    if (severity(verdict) > severity(m)) m = verdict;
+  for (const LinkNotOk& e : record.not_ok) {
+    if (!e.matrix.is_object() || e.link.empty() || e.verdict.empty()) continue;
+    std::string& m = marks[{e.matrix.dump(), e.link}];
+    if (severity(e.verdict) > severity(m)) m = e.verdict;
   }
-  if (const auto p = record.find("probes"); p != record.end() && p->is_object())
-    if (const auto list = p->find("not_ok"); list != p->end() && list->is_array())
-      for (const auto& e : *list) {
-        if (!e.is_object() || json_string_or(e, "verdict") != "slow_under_load") continue;
-        const std::string link = json_string_or(e, "link");
-        if (!link.empty()) marks[{kProbeMarks, link}] = "slow_under_load";
-      }
+  if (record.probes)
+    for (const ProbeNotOk& e : record.probes->not_ok)
+      if (e.verdict == "slow_under_load" && !e.link.empty())
+        marks[{kProbeMarks, e.link}] = "slow_under_load";
   return marks;
 }
 

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/verdict_record.h"
 #include "report/figures.h"
 #include "report/results_set.h"
 
@@ -26,9 +27,8 @@ namespace rdmabench {
 // link).
 using LinkMarks = std::map<std::pair<std::string, std::string>, std::string>;
 
-// The marks of a {"record": "verdicts"} line (its "not_ok" links; untrusted: malformed entries
-// are left out).
-LinkMarks link_marks(const nlohmann::json& verdicts_record);
+// The marks of a verdicts record (its links and probes not ok).
+LinkMarks link_marks(const VerdictsRecord& verdicts_record);
 
 // The matrices of the fabric flows among `runs` ("link_matrix", "link_matrix_2", ...); none
 // without fabric documents.

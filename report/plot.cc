@@ -11,6 +11,7 @@
 #include "base/file_text.h"
 #include "model/campaign_index.h"
 #include "model/round_record.h"
+#include "model/verdict_record.h"
 #include "report/figures.h"
 #include "report/gnuplot.h"
 #include "report/link_matrix.h"
@@ -59,9 +60,9 @@ std::vector<std::string> run_plot(const PlotOptions& opt, std::ostream& notes) {
     if (!index) continue;
     std::stringstream text;
     text << index.rdbuf();
-    if (auto v = parse_records(text.str(), "verdicts"); !v.empty())
-      for (auto& [k, mark] : link_marks(v.back())) fopt.link_marks[k] = mark;
     std::vector<std::string> refused;
+    if (auto v = last_verdicts_record(parse_records(text.str(), kVerdictsRecord), refused))
+      for (auto& [k, mark] : link_marks(*v)) fopt.link_marks[k] = mark;
     for (auto& r : round_records_from_json(parse_records(text.str(), kRoundRecord), refused))
       fopt.round_records.push_back(std::move(r));
     for (const std::string& why : refused)

@@ -112,28 +112,24 @@ void point_metrics(Exposition& e, const ExportPoint& p) {
   }
 }
 
-void verdict_metrics(Exposition& e, const std::string& campaign, const nlohmann::json& record) {
-  if (record.contains("counts") && record["counts"].is_object())
-    for (const auto& [verdict, n] : record["counts"].items())
-      if (n.is_number())
-        e.add("rdmabench_link_verdicts", "Links of a fabric campaign by verdict.",
-              {{"campaign", campaign}, {"verdict", verdict}}, n.get<double>());
-  if (!record.contains("not_ok") || !record["not_ok"].is_array()) return;
-  for (const nlohmann::json& l : record["not_ok"]) {
-    if (!l.is_object()) continue;
-    const nlohmann::json m = l.value("matrix", nlohmann::json::object());
-    const auto text = [](const nlohmann::json& o, const char* k) {
-      return o.is_object() && o.contains(k) && o[k].is_string() ? o[k].get<std::string>()
-                                                                : std::string();
+void verdict_metrics(Exposition& e, const std::string& campaign, const VerdictsRecord& record) {
+  for (const auto& [verdict, n] : record.counts)
+    e.add("rdmabench_link_verdicts", "Links of a fabric campaign by verdict.",
+          {{"campaign", campaign}, {"verdict", verdict}}, static_cast<double>(n));
+  for (const LinkNotOk& l : record.not_ok) {
+    const auto text = [&l](const char* k) {
+      return l.matrix.is_object() && l.matrix.contains(k) && l.matrix[k].is_string()
+                 ? l.matrix[k].get<std::string>()
+                 : std::string();
     };
     e.add("rdmabench_link_not_ok", "A fabric link judged other than ok (1), with its verdict.",
           {{"campaign", campaign},
-           {"link", text(l, "link")},
-           {"verdict", text(l, "verdict")},
-           {"op", text(m, "op")},
-           {"qp", text(m, "qp")},
-           {"mode", text(m, "mode")},
-           {"size", l.contains("size") ? l["size"].dump() : ""}},
+           {"link", l.link},
+           {"verdict", l.verdict},
+           {"op", text("op")},
+           {"qp", text("qp")},
+           {"mode", text("mode")},
+           {"size", std::to_string(l.size)}},
           1);
   }
 }

@@ -199,18 +199,18 @@ FabricSweepOutcome run_fabric_sweep(const std::vector<const Point*>& todo,
   size_t ok_links = 0;  // judged ok: counted, not listed
   std::vector<LinkVerdict> verdicts = judge_fabric(c, ctx.expansion, ctx.dir, measured, ok_links);
   retest_suspects(verdicts, ctx);
-  nlohmann::ordered_json record =
-      verdict_record(verdicts, fabric_spec(c)->verdicts, utc_now(), ok_links);
+  VerdictsRecord record =
+      make_verdicts_record(verdicts, fabric_spec(c)->verdicts, utc_now(), ok_links);
   std::vector<std::string> lines = verdict_lines(verdicts, ok_links);
   if (fabric_spec(c)->probes) {
     add_earlier_probes(ctx.expansion, ctx.dir, probes.judge);
     size_t ok_probes = 0;
     const std::vector<ProbeVerdict> pv =
         probes.judge.finish(c, ctx.expansion, fabric_spec(c)->verdicts, ok_probes);
-    record["probes"] = probe_verdict_json(pv, ok_probes, fabric_spec(c)->verdicts);
+    record.probes = summarize_probe_verdicts(pv, ok_probes, fabric_spec(c)->verdicts);
     for (std::string& line : probe_verdict_lines(pv, ok_probes)) lines.push_back(std::move(line));
   }
-  ctx.writer.append(record);
+  ctx.writer.append(to_json(record));
   for (const std::string& line : lines) ctx.out << line << "\n";
   ctx.out.flush();
   // Exit status 6 (fabric_sweep.h): a bad link, or a lossy one (whatever its other verdict).

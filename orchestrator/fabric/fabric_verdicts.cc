@@ -75,17 +75,6 @@ VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::strin
   return c;
 }
 
-nlohmann::ordered_json to_json(const VerdictCriteria& c) {
-  return {{"bw_fraction", c.bw_fraction},
-          {"lat_factor", c.lat_factor},
-          {"port_fraction", c.port_fraction ? nlohmann::json(*c.port_fraction) : nullptr},
-          {"retest", c.retest},
-          {"loss_k", c.loss_k},
-          {"loss_floor_ppm", c.loss_floor_ppm ? nlohmann::json(*c.loss_floor_ppm) : nullptr},
-          {"slow_k", c.slow_k},
-          {"slow_floor", c.slow_floor ? nlohmann::json(*c.slow_floor) : nullptr}};
-}
-
 bool passes(const LinkVerdict& v, double value, const VerdictCriteria& c) {
   if (v.metric == "p50_ns") return value <= c.lat_factor * v.best;
   if (value < c.bw_fraction * v.best) return false;
@@ -289,31 +278,43 @@ void settle(LinkVerdict& v, std::optional<double> alone, const std::string& erro
   }
 }
 
+VerdictsRecord make_verdicts_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,
+                                    const std::string& time, size_t ok_not_listed) {
+  VerdictsRecord r;
+  r.criteria = c;
+  r.judged = v.size() + ok_not_listed;
+  r.counts = {{"ok", ok_not_listed}, {"congested", 0}, {"bad", 0},
+              {"lossy", 0},          {"failed", 0},    {"suspect", 0}};
+  for (const LinkVerdict& l : v) {
+    auto it = std::find_if(r.counts.begin(), r.counts.end(),
+                           [&l](const auto& count) { return count.first == l.verdict; });
+    if (it == r.counts.end()) it = r.counts.insert(r.counts.end(), {l.verdict, 0});
+    ++it->second;
+    if (l.verdict == "ok") continue;
+    LinkNotOk n;
+    n.link = l.link;
+    n.matrix = l.values != nullptr ? *l.values : nlohmann::json();
+    n.size = l.size;
+    n.metric = l.metric;
+    n.value = l.value;
+    n.best = l.best;
+    n.alone = l.alone;
+    n.verdict = l.verdict;
+    n.rules = l.rules;
+    n.loss_ppm = l.loss_ppm;
+    n.loss_shared = l.loss_shared;
+    n.loss_threshold_ppm = l.loss_threshold_ppm;
+    n.why = l.why;
+    n.point_id = l.point_id;
+    r.not_ok.push_back(std::move(n));
+  }
+  r.time = time;
+  return r;
+}
+
 nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,
                                       const std::string& time, size_t ok_not_listed) {
-  nlohmann::ordered_json counts = {{"ok", ok_not_listed}, {"congested", 0}, {"bad", 0},
-                                   {"lossy", 0},          {"failed", 0},    {"suspect", 0}};
-  nlohmann::ordered_json not_ok = nlohmann::ordered_json::array();
-  for (const LinkVerdict& l : v) {
-    counts[l.verdict] = counts[l.verdict].get<size_t>() + 1;
-    if (l.verdict == "ok") continue;
-    not_ok.push_back({{"link", l.link},
-                      {"matrix", l.values != nullptr ? *l.values : nlohmann::json()},
-                      {"size", l.size},
-                      {"metric", l.metric},
-                      {"value", l.value ? nlohmann::json(*l.value) : nullptr},
-                      {"best", l.best},
-                      {"alone", l.alone ? nlohmann::json(*l.alone) : nullptr},
-                      {"verdict", l.verdict},
-                      {"rules", l.rules},
-                      {"loss_ppm", l.loss_ppm ? nlohmann::json(*l.loss_ppm) : nullptr},
-                      {"loss_shared", l.loss_shared},
-                      {"loss_threshold_ppm", l.loss_threshold_ppm},
-                      {"why", l.why},
-                      {"point_id", l.point_id}});
-  }
-  return {{"record", "verdicts"}, {"criteria", to_json(c)}, {"judged", v.size() + ok_not_listed},
-          {"counts", counts},     {"not_ok", not_ok},       {"time", time}};
+  return to_json(make_verdicts_record(v, c, time, ok_not_listed));
 }
 
 std::vector<std::string> verdict_lines(const std::vector<LinkVerdict>& v, size_t ok_not_listed) {

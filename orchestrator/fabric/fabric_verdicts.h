@@ -29,24 +29,15 @@
 #include <string_view>
 #include <vector>
 
+#include "model/verdict_record.h"
 #include "orchestrator/launch/result_brief.h"
 
 namespace rdmabench {
 
-struct VerdictCriteria {
-  double bw_fraction = 0.93;
-  double lat_factor = 2.1;
-  std::optional<double> port_fraction;  // nullopt: no absolute verdict
-  bool retest = true;
-  double loss_k = 5;                            // MADs above the median
-  std::optional<double> loss_floor_ppm = 1000;  // nullopt: no loss verdict
-  double slow_k = 5;                            // probes (probe_verdicts.h): MADs above the median
-  std::optional<double> slow_floor = 3;         // load/idle p99 ratio; nullopt: no such verdict
-};
+// VerdictCriteria: model/verdict_record.h (recorded with the verdicts).
 
 // The "verdicts" block (`path` its JSON path); absent = the defaults.
 VerdictCriteria parse_verdict_criteria(const nlohmann::json& j, const std::string& path);
-nlohmann::ordered_json to_json(const VerdictCriteria& c);
 
 // One link's measurement at one workload combination (all its sizes), from one repetition.
 struct LinkRun {
@@ -135,6 +126,9 @@ void settle(LinkVerdict& v, std::optional<double> alone, const std::string& erro
 
 // {"record": "verdicts", "criteria", "links", "counts": {...}, "not_ok": [...]} for index.jsonl;
 // `ok_not_listed`: links judged ok that `v` leaves out (LinkJudge::finish without keep_ok).
+VerdictsRecord make_verdicts_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,
+                                    const std::string& time, size_t ok_not_listed = 0);
+// to_json(make_verdicts_record(...)).
 nlohmann::ordered_json verdict_record(const std::vector<LinkVerdict>& v, const VerdictCriteria& c,
                                       const std::string& time, size_t ok_not_listed = 0);
 // The sweep's closing lines: the counts, then one line per link that is not ok.

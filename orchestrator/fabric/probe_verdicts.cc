@@ -120,37 +120,40 @@ std::vector<ProbeVerdict> ProbeJudge::finish(const Campaign& c, const Expansion&
   return not_ok;
 }
 
+ProbeVerdicts summarize_probe_verdicts(const std::vector<ProbeVerdict>& v, size_t ok,
+                                       const VerdictCriteria& c) {
+  ProbeVerdicts out;
+  out.probed = ok + v.size();
+  out.ok = ok;
+  out.slow_k = c.slow_k;
+  out.slow_floor = c.slow_floor;
+  for (const ProbeVerdict& p : v) {
+    if (p.verdict == "slow_under_load") ++out.slow_under_load;
+    if (p.verdict == "failed") ++out.failed;
+    if (p.verdict == "no_idle") ++out.no_idle;
+    ProbeNotOk e;
+    e.link = p.link;
+    e.round = p.round;
+    e.point_id = p.point_id;
+    e.verdict = p.verdict;
+    e.rule = p.verdict == "slow_under_load" ? "slow_under_load" : "";
+    e.why = p.why;
+    if (p.verdict != "failed") {
+      e.size = p.size;
+      e.p99_ns = p.p99_ns;
+      e.p99_9_ns = p.p999_ns;
+      e.idle_p99_ns = p.idle_p99_ns;
+      e.ratio = p.ratio;
+      e.threshold = p.threshold;
+    }
+    out.not_ok.push_back(std::move(e));
+  }
+  return out;
+}
+
 nlohmann::ordered_json probe_verdict_json(const std::vector<ProbeVerdict>& v, size_t ok,
                                           const VerdictCriteria& c) {
-  std::map<std::string, size_t> counts = {{"slow_under_load", 0}, {"failed", 0}, {"no_idle", 0}};
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const ProbeVerdict& p : v) {
-    ++counts[p.verdict];
-    nlohmann::ordered_json j = {{"link", p.link},
-                                {"round", p.round},
-                                {"point_id", p.point_id},
-                                {"verdict", p.verdict},
-                                {"rule", p.verdict == "slow_under_load" ? "slow_under_load" : ""},
-                                {"why", p.why}};
-    if (p.verdict != "failed") {
-      j["size"] = p.size;
-      j["p99_ns"] = p.p99_ns ? nlohmann::json(*p.p99_ns) : nullptr;
-      j["p99_9_ns"] = p.p999_ns ? nlohmann::json(*p.p999_ns) : nullptr;
-      j["idle_p99_ns"] = p.idle_p99_ns ? nlohmann::json(*p.idle_p99_ns) : nullptr;
-      j["ratio"] = p.ratio ? nlohmann::json(*p.ratio) : nullptr;
-      j["threshold"] = p.threshold;
-    }
-    list.push_back(std::move(j));
-  }
-  return {{"probed", ok + v.size()},
-          {"ok", ok},
-          {"slow_under_load", counts["slow_under_load"]},
-          {"failed", counts["failed"]},
-          {"no_idle", counts["no_idle"]},
-          {"criteria",
-           {{"slow_k", c.slow_k},
-            {"slow_floor", c.slow_floor ? nlohmann::json(*c.slow_floor) : nullptr}}},
-          {"not_ok", std::move(list)}};
+  return to_json(summarize_probe_verdicts(v, ok, c));
 }
 
 std::vector<std::string> probe_verdict_lines(const std::vector<ProbeVerdict>& v, size_t ok) {

@@ -78,6 +78,9 @@ class ProbeJudge {
 
 // {"probed", "ok", "slow_under_load", "failed", "no_idle", "criteria", "not_ok": [...]}: the
 // verdict record's "probes" member.
+ProbeVerdicts summarize_probe_verdicts(const std::vector<ProbeVerdict>& v, size_t ok,
+                                       const VerdictCriteria& c);
+// to_json(summarize_probe_verdicts(...)).
 nlohmann::ordered_json probe_verdict_json(const std::vector<ProbeVerdict>& v, size_t ok,
                                           const VerdictCriteria& c);
 // One line per probe not ok: "slow under load: l2 -> l1 in 'incast 3->l1', 8 B: ...".

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/campaign_index.h"
+#include "model/verdict_record.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
 #include "orchestrator/fabric/probe_verdicts.h"
 #include "orchestrator/fabric/round_summary.h"
@@ -114,7 +115,8 @@ TEST(LinkMatrix, ACellPerLinkWithItsBestFigureAndTheVerdictsMarks) {
   std::ostringstream notes;
   const auto runs = load_results({t.path().string()}, notes);
   const auto index = read_text(t.path() / "index.jsonl");
-  const LinkMarks marks = link_marks(parse_records(index, "verdicts").back());
+  const LinkMarks marks =
+      link_marks(verdicts_record_from_json(parse_records(index, kVerdictsRecord).back()));
   EXPECT_EQ(marks.size(), 3u);  // the ok link is not a mark; the slow probe's link is
   const std::vector<Figure> figs = link_matrix_figures(runs, marks, "png");
   ASSERT_EQ(figs.size(), 1u);
@@ -224,8 +226,12 @@ TEST(LinkMatrix, ProbesGiveTheirLoadIdleRatio) {
   write("l3", "h3", "load", 30000);
   std::ostringstream notes;
   const auto runs = load_results({t.path().string()}, notes);
-  json record = {{"record", "verdicts"}, {"not_ok", json::array()}};
-  record["probes"] = {{"not_ok", {{{"link", "h2 -> h1"}, {"verdict", "slow_under_load"}}}}};
+  VerdictsRecord record;
+  ProbeNotOk slow;
+  slow.link = "h2 -> h1";
+  slow.verdict = "slow_under_load";
+  record.probes = ProbeVerdicts{};
+  record.probes->not_ok.push_back(slow);
   const std::vector<Figure> figs = link_matrix_figures(runs, link_marks(record), "png");
   ASSERT_EQ(figs.size(), 1u);
   EXPECT_EQ(figs[0].name, "link_probe_ratio");
@@ -240,7 +246,13 @@ TEST(LinkMatrix, NoneWithoutFabricDocuments) {
   std::ostringstream notes;
   const auto runs = load_results({results_fixture("bw")}, notes);
   EXPECT_TRUE(link_matrix_figures(runs, {}, "png").empty());
-  EXPECT_TRUE(link_marks(json::parse(R"({"not_ok": [1, {"link": 2}, {"matrix": {}}]})")).empty());
+  // A verdicts line that does not read is refused where the folder is read, naming the member.
+  std::vector<std::string> refused;
+  EXPECT_FALSE(last_verdicts_record(
+                   {json::parse(R"({"record": "verdicts", "not_ok": [1, {"link": 2}]})")}, refused)
+                   .has_value());
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_NE(refused[0].find("/criteria"), std::string::npos) << refused[0];
 }
 
 TEST(FabricReport, VerdictsRoundsAndTheMatrixAreInThePage) {

@@ -1,9 +1,8 @@
-// The round record (model/round_record.h): written and read through one type. A record round
+// The campaign folder's records read and written through one type each: the round record
+// (model/round_record.h) and the verdicts record (model/verdict_record.h). A record round
 // trips exactly; an index recorded before the type existed (tests/fixtures/probes, 2026-11-28:
 // the six-host deep-queue campaign with probes) reads back whole, and writing what was read gives
 // the recorded lines back; malformed records are refused naming the path.
-#include "model/round_record.h"
-
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -11,6 +10,8 @@
 
 #include "base/error.h"
 #include "model/campaign_index.h"
+#include "model/round_record.h"
+#include "model/verdict_record.h"
 #include "tests/unit/report_test_util.h"
 
 namespace rdmabench {
@@ -116,6 +117,99 @@ TEST(RoundRecord, MalformedRecordsNameThePath) {
   EXPECT_NE(refused[0].find("round_index"), std::string::npos) << refused[0];
   EXPECT_FALSE(is_idle_probe_round("probes idler"));
   EXPECT_TRUE(is_idle_probe_round("probes idle part 2/3"));
+}
+
+}  // namespace
+}  // namespace rdmabench
+
+// ---- the verdicts record (model/verdict_record.h) ----------------------------------------------
+
+namespace rdmabench {
+namespace {
+
+TEST(VerdictsRecord, RoundTripsThroughItsJson) {
+  VerdictsRecord r;
+  r.criteria.port_fraction = 0.8;
+  r.criteria.slow_floor = std::nullopt;
+  r.judged = 12;
+  r.counts = {{"ok", 10}, {"bad", 1}, {"lossy", 1}};
+  LinkNotOk bad;
+  bad.link = "h1 -> h0";
+  bad.matrix = json{{"op", "write"}};
+  bad.size = 65536;
+  bad.metric = "gbps";
+  bad.value = 3;
+  bad.best = 30;
+  bad.alone = 3.1;
+  bad.verdict = "bad";
+  bad.rules = {"bw_fraction", "lossy"};
+  bad.loss_ppm = 4000;
+  bad.loss_threshold_ppm = 1000;
+  bad.why = "3 Gb/s, 0.1 of the best";
+  bad.point_id = "p1";
+  r.not_ok.push_back(bad);
+  r.time = "2026-11-29T00:00:00Z";
+  ProbeVerdicts p;
+  p.probed = 4;
+  p.ok = 2;
+  p.slow_under_load = 1;
+  p.failed = 1;
+  ProbeNotOk slow;
+  slow.link = "h2 -> h0";
+  slow.round = "incast 2->h0";
+  slow.point_id = "p2";
+  slow.verdict = slow.rule = "slow_under_load";
+  slow.why = "p99 6 x idle";
+  slow.size = 8;
+  slow.p99_ns = 60000;
+  slow.ratio = 6;
+  slow.threshold = 3;
+  ProbeNotOk failed;
+  failed.link = "h3 -> h0";
+  failed.round = "probes idle";
+  failed.point_id = "p3";
+  failed.verdict = "failed";
+  failed.why = "no result";
+  p.not_ok = {slow, failed};
+  r.probes = p;
+  const nlohmann::ordered_json j = to_json(r);
+  EXPECT_EQ(j["record"], kVerdictsRecord);
+  EXPECT_FALSE(j["probes"]["not_ok"][1].contains("size")) << "a failed probe has no figures";
+  const VerdictsRecord back = verdicts_record_from_json(json::parse(j.dump()));
+  EXPECT_EQ(json::parse(to_json(back).dump()), json::parse(j.dump()));
+  EXPECT_EQ(back.criteria.port_fraction, 0.8);
+  EXPECT_FALSE(back.criteria.slow_floor.has_value());
+  EXPECT_EQ(back.not_ok.at(0).rules, (std::vector<std::string>{"bw_fraction", "lossy"}));
+}
+
+TEST(VerdictsRecord, AFolderRecordedBeforeTheTypeReadsBack) {
+  const std::string text = testutil::read_text(testutil::kFixtureRoot / "probes" / "index.jsonl");
+  const std::vector<json> lines = parse_records(text, kVerdictsRecord);
+  ASSERT_EQ(lines.size(), 1u);
+  std::vector<std::string> refused;
+  const std::optional<VerdictsRecord> r = last_verdicts_record(lines, refused);
+  ASSERT_TRUE(r.has_value()) << refused.front();
+  EXPECT_EQ(json::parse(to_json(*r).dump()), lines.back());
+  ASSERT_TRUE(r->probes.has_value());
+  EXPECT_EQ(r->probes->probed, r->probes->ok + r->probes->not_ok.size());
+}
+
+TEST(VerdictsRecord, AnOlderRecordsMissingCriteriaTakeTheDefaults) {
+  const json old = json::parse(
+      R"({"record": "verdicts", "criteria": {"bw_fraction": 0.5}, "judged": 1,
+          "counts": {"ok": 1}, "not_ok": [], "time": "t"})");
+  const VerdictsRecord r = verdicts_record_from_json(old);
+  EXPECT_EQ(r.criteria.bw_fraction, 0.5);
+  EXPECT_EQ(r.criteria.lat_factor, VerdictCriteria{}.lat_factor);
+  EXPECT_EQ(r.criteria.loss_floor_ppm, VerdictCriteria{}.loss_floor_ppm);
+  json bad = old;
+  bad["not_ok"] = json::array({json{{"link", "a -> b"}}});
+  try {
+    verdicts_record_from_json(bad);
+    ADD_FAILURE() << "a link without its figures was read";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "/not_ok/0/matrix");
+  }
 }
 
 }  // namespace
