@@ -100,4 +100,17 @@ inline T at_path(const nlohmann::json& j, const std::string& ptr, const char* wa
   }
 }
 
+// A number at a JSON pointer that may be absent or null: nullopt then; a value of another type
+// throws ConfigError naming the pointer.
+inline std::optional<double> optional_at_path(const nlohmann::json& j, const std::string& ptr) {
+  const nlohmann::json::json_pointer p(ptr);
+  if (!j.contains(p) || j.at(p).is_null()) return std::nullopt;
+  return at_path<double>(j, ptr, "a number or null");
+}
+
+// A number, or null for none, as the records write it.
+inline nlohmann::ordered_json number_or_null(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace rdmabench

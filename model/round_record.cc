@@ -8,68 +8,58 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-const char* const kNumber = "a number";
-const char* const kCount = "a whole number";
-const char* const kText = "a string";
+const char* const kRoundNumber = "a number";
+const char* const kRoundCount = "a whole number";
+const char* const kRoundText = "a string";
 
-ordered_json optional_number(const std::optional<double>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
-}
-
-ordered_json spread_json(const MinMedianMax& s) {
+ordered_json min_median_max_json(const MinMedianMax& s) {
   return {{"min", s.min}, {"median", s.median}, {"max", s.max}};
 }
 
-// A member that may be absent or null: nullopt then.
-std::optional<double> maybe_number(const json& j, const std::string& ptr) {
-  const json::json_pointer p(ptr);
-  if (!j.contains(p) || j.at(p).is_null()) return std::nullopt;
-  return at_path<double>(j, ptr, kNumber);
-}
-
-MinMedianMax spread_from(const json& j, const std::string& ptr) {
-  return MinMedianMax{at_path<double>(j, ptr + "/min", kNumber),
-                      at_path<double>(j, ptr + "/median", kNumber),
-                      at_path<double>(j, ptr + "/max", kNumber)};
+MinMedianMax min_median_max_from(const json& j, const std::string& ptr) {
+  return MinMedianMax{at_path<double>(j, ptr + "/min", kRoundNumber),
+                      at_path<double>(j, ptr + "/median", kRoundNumber),
+                      at_path<double>(j, ptr + "/max", kRoundNumber)};
 }
 
 RoundSize size_from(const json& j, const std::string& ptr) {
   RoundSize s;
   s.size = at_path<uint64_t>(j, ptr + "/size", "a message size in bytes");
-  s.flows = at_path<size_t>(j, ptr + "/flows", kCount);
-  s.total_gbps = at_path<double>(j, ptr + "/total_gbps", kNumber);
-  s.jain = maybe_number(j, ptr + "/jain");
-  s.gbps = spread_from(j, ptr + "/gbps");
-  if (j.contains(json::json_pointer(ptr + "/p50_ns"))) s.p50_ns = spread_from(j, ptr + "/p50_ns");
-  s.overlap = maybe_number(j, ptr + "/overlap");
-  s.common_window_s = maybe_number(j, ptr + "/common_window_s");
-  s.clock_uncertainty_s = maybe_number(j, ptr + "/clock_uncertainty_s");
+  s.flows = at_path<size_t>(j, ptr + "/flows", kRoundCount);
+  s.total_gbps = at_path<double>(j, ptr + "/total_gbps", kRoundNumber);
+  s.jain = optional_at_path(j, ptr + "/jain");
+  s.gbps = min_median_max_from(j, ptr + "/gbps");
+  if (j.contains(json::json_pointer(ptr + "/p50_ns")))
+    s.p50_ns = min_median_max_from(j, ptr + "/p50_ns");
+  s.overlap = optional_at_path(j, ptr + "/overlap");
+  s.common_window_s = optional_at_path(j, ptr + "/common_window_s");
+  s.clock_uncertainty_s = optional_at_path(j, ptr + "/clock_uncertainty_s");
   if (!j.contains(json::json_pointer(ptr + "/hosts"))) return s;  // none: no per-host rates
   const json hosts = at_path<json>(j, ptr + "/hosts", "an object of hosts");
   if (!hosts.is_object())
     throw ConfigError(ptr + "/hosts", brief_json(hosts), "an object of hosts");
   for (const auto& [host, v] : hosts.items()) {
     const std::string hp = ptr + "/hosts/" + host;
-    s.hosts[host] = RoundSize::HostTraffic{at_path<double>(j, hp + "/in_gbps", kNumber),
-                                           at_path<double>(j, hp + "/out_gbps", kNumber)};
+    s.hosts[host] = RoundSize::HostTraffic{at_path<double>(j, hp + "/in_gbps", kRoundNumber),
+                                           at_path<double>(j, hp + "/out_gbps", kRoundNumber)};
   }
   return s;
 }
 
-RoundProbeEntry probe_from(const json& j, const std::string& ptr) {
+RoundProbeEntry round_probe_from(const json& j, const std::string& ptr) {
   RoundProbeEntry e;
-  e.link = at_path<std::string>(j, ptr + "/link", kText);
-  e.server = at_path<std::string>(j, ptr + "/server", kText);
-  e.client = at_path<std::string>(j, ptr + "/client", kText);
+  e.link = at_path<std::string>(j, ptr + "/link", kRoundText);
+  e.server = at_path<std::string>(j, ptr + "/server", kRoundText);
+  e.client = at_path<std::string>(j, ptr + "/client", kRoundText);
   if (j.contains(json::json_pointer(ptr + "/size")))
     e.size = at_path<uint64_t>(j, ptr + "/size", "a message size in bytes");
-  e.p50_ns = maybe_number(j, ptr + "/p50_ns");
-  e.p99_ns = maybe_number(j, ptr + "/p99_ns");
-  e.p99_9_ns = maybe_number(j, ptr + "/p99_9_ns");
-  e.idle_p99_ns = maybe_number(j, ptr + "/idle_p99_ns");
-  e.ratio = maybe_number(j, ptr + "/ratio");
+  e.p50_ns = optional_at_path(j, ptr + "/p50_ns");
+  e.p99_ns = optional_at_path(j, ptr + "/p99_ns");
+  e.p99_9_ns = optional_at_path(j, ptr + "/p99_9_ns");
+  e.idle_p99_ns = optional_at_path(j, ptr + "/idle_p99_ns");
+  e.ratio = optional_at_path(j, ptr + "/ratio");
   if (j.contains(json::json_pointer(ptr + "/error")))
-    e.error = at_path<std::string>(j, ptr + "/error", kText);
+    e.error = at_path<std::string>(j, ptr + "/error", kRoundText);
   return e;
 }
 
@@ -86,13 +76,13 @@ ordered_json to_json(const RoundRecord& r) {
     ordered_json e = {{"size", s.size},
                       {"flows", s.flows},
                       {"total_gbps", s.total_gbps},
-                      {"jain", optional_number(s.jain)},
-                      {"gbps", spread_json(s.gbps)}};
-    if (s.p50_ns) e["p50_ns"] = spread_json(*s.p50_ns);
+                      {"jain", number_or_null(s.jain)},
+                      {"gbps", min_median_max_json(s.gbps)}};
+    if (s.p50_ns) e["p50_ns"] = min_median_max_json(*s.p50_ns);
     if (s.overlap) {
       e["overlap"] = *s.overlap;
-      e["common_window_s"] = optional_number(s.common_window_s);
-      e["clock_uncertainty_s"] = optional_number(s.clock_uncertainty_s);
+      e["common_window_s"] = number_or_null(s.common_window_s);
+      e["clock_uncertainty_s"] = number_or_null(s.clock_uncertainty_s);
     }
     ordered_json hosts = ordered_json::object();
     for (const auto& [h, t] : s.hosts)
@@ -109,7 +99,7 @@ ordered_json to_json(const RoundRecord& r) {
                     {"ok", r.ok},
                     {"failed", r.failed},
                     {"sizes", sizes},
-                    {"overlap_min", optional_number(r.overlap_min)},
+                    {"overlap_min", number_or_null(r.overlap_min)},
                     {"overlap_low", r.overlap_low},
                     {"time", r.time}};
   if (r.probes) {
@@ -118,11 +108,11 @@ ordered_json to_json(const RoundRecord& r) {
       ordered_json e = {{"link", p.link}, {"server", p.server}, {"client", p.client}};
       if (p.size) {
         e["size"] = *p.size;
-        e["p50_ns"] = optional_number(p.p50_ns);
-        e["p99_ns"] = optional_number(p.p99_ns);
-        e["p99_9_ns"] = optional_number(p.p99_9_ns);
-        e["idle_p99_ns"] = optional_number(p.idle_p99_ns);
-        e["ratio"] = optional_number(p.ratio);
+        e["p50_ns"] = number_or_null(p.p50_ns);
+        e["p99_ns"] = number_or_null(p.p99_ns);
+        e["p99_9_ns"] = number_or_null(p.p99_9_ns);
+        e["idle_p99_ns"] = number_or_null(p.idle_p99_ns);
+        e["ratio"] = number_or_null(p.ratio);
       }
       if (!p.error.empty()) e["error"] = p.error;
       probes.push_back(std::move(e));
@@ -137,26 +127,26 @@ RoundRecord round_record_from_json(const json& j) {
     throw ConfigError("/record", brief_json(j.is_object() ? j.value("record", json()) : j),
                       "a round record ({\"record\": \"round\", ...})");
   RoundRecord r;
-  r.round = at_path<std::string>(j, "/round", kText);
-  r.round_index = at_path<uint32_t>(j, "/round_index", kCount);
-  r.repetition = at_path<unsigned>(j, "/repetition", kCount);
+  r.round = at_path<std::string>(j, "/round", kRoundText);
+  r.round_index = at_path<uint32_t>(j, "/round_index", kRoundCount);
+  r.repetition = at_path<unsigned>(j, "/repetition", kRoundCount);
   r.matrix = at_path<json>(j, "/matrix", "the workload's matrix values");
-  r.flows = at_path<size_t>(j, "/flows", kCount);
-  r.ok = at_path<size_t>(j, "/ok", kCount);
-  r.failed = at_path<size_t>(j, "/failed", kCount);
+  r.flows = at_path<size_t>(j, "/flows", kRoundCount);
+  r.ok = at_path<size_t>(j, "/ok", kRoundCount);
+  r.failed = at_path<size_t>(j, "/failed", kRoundCount);
   const json sizes = at_path<json>(j, "/sizes", "a list of sizes");
   if (!sizes.is_array()) throw ConfigError("/sizes", brief_json(sizes), "a list of sizes");
   for (size_t i = 0; i < sizes.size(); ++i)
     r.sizes.push_back(size_from(j, "/sizes/" + std::to_string(i)));
-  r.overlap_min = maybe_number(j, "/overlap_min");
+  r.overlap_min = optional_at_path(j, "/overlap_min");
   r.overlap_low = at_path<bool>(j, "/overlap_low", "true or false");
-  r.time = at_path<std::string>(j, "/time", kText);
+  r.time = at_path<std::string>(j, "/time", kRoundText);
   if (j.contains("probes")) {
     const json probes = at_path<json>(j, "/probes", "a list of probes");
     if (!probes.is_array()) throw ConfigError("/probes", brief_json(probes), "a list of probes");
     r.probes.emplace();
     for (size_t i = 0; i < probes.size(); ++i)
-      r.probes->push_back(probe_from(j, "/probes/" + std::to_string(i)));
+      r.probes->push_back(round_probe_from(j, "/probes/" + std::to_string(i)));
   }
   return r;
 }

@@ -8,20 +8,12 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-const char* const kNumber = "a number";
-const char* const kCount = "a whole number";
-const char* const kText = "a string";
+const char* const kVerdictNumber = "a number";
+const char* const kVerdictCount = "a whole number";
+const char* const kVerdictText = "a string";
 
-ordered_json optional_number(const std::optional<double>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
-}
-
-bool has(const json& j, const std::string& ptr) { return j.contains(json::json_pointer(ptr)); }
-
-// A member that may be absent or null: nullopt then.
-std::optional<double> maybe_number(const json& j, const std::string& ptr) {
-  if (!has(j, ptr) || j.at(json::json_pointer(ptr)).is_null()) return std::nullopt;
-  return at_path<double>(j, ptr, kNumber);
+bool has_member(const json& j, const std::string& ptr) {
+  return j.contains(json::json_pointer(ptr));
 }
 
 json array_at(const json& j, const std::string& ptr, const char* want) {
@@ -34,15 +26,15 @@ json array_at(const json& j, const std::string& ptr, const char* want) {
 VerdictCriteria criteria_from(const json& j, const std::string& ptr) {
   VerdictCriteria c;
   const auto number = [&](const char* key, double& into) {
-    if (has(j, ptr + "/" + key)) into = at_path<double>(j, ptr + "/" + key, kNumber);
+    if (has_member(j, ptr + "/" + key)) into = at_path<double>(j, ptr + "/" + key, kVerdictNumber);
   };
   const auto optional = [&](const char* key, std::optional<double>& into) {
-    if (has(j, ptr + "/" + key)) into = maybe_number(j, ptr + "/" + key);
+    if (has_member(j, ptr + "/" + key)) into = optional_at_path(j, ptr + "/" + key);
   };
   number("bw_fraction", c.bw_fraction);
   number("lat_factor", c.lat_factor);
   optional("port_fraction", c.port_fraction);
-  if (has(j, ptr + "/retest")) c.retest = at_path<bool>(j, ptr + "/retest", "true or false");
+  if (has_member(j, ptr + "/retest")) c.retest = at_path<bool>(j, ptr + "/retest", "true or false");
   number("loss_k", c.loss_k);
   optional("loss_floor_ppm", c.loss_floor_ppm);
   number("slow_k", c.slow_k);
@@ -52,55 +44,55 @@ VerdictCriteria criteria_from(const json& j, const std::string& ptr) {
 
 LinkNotOk link_from(const json& j, const std::string& ptr) {
   LinkNotOk l;
-  l.link = at_path<std::string>(j, ptr + "/link", kText);
+  l.link = at_path<std::string>(j, ptr + "/link", kVerdictText);
   l.matrix = at_path<json>(j, ptr + "/matrix", "the workload's matrix values");
   l.size = at_path<uint64_t>(j, ptr + "/size", "a message size in bytes");
-  l.metric = at_path<std::string>(j, ptr + "/metric", kText);
-  l.value = maybe_number(j, ptr + "/value");
-  l.best = at_path<double>(j, ptr + "/best", kNumber);
-  l.alone = maybe_number(j, ptr + "/alone");
-  l.verdict = at_path<std::string>(j, ptr + "/verdict", kText);
-  if (has(j, ptr + "/rules"))
+  l.metric = at_path<std::string>(j, ptr + "/metric", kVerdictText);
+  l.value = optional_at_path(j, ptr + "/value");
+  l.best = at_path<double>(j, ptr + "/best", kVerdictNumber);
+  l.alone = optional_at_path(j, ptr + "/alone");
+  l.verdict = at_path<std::string>(j, ptr + "/verdict", kVerdictText);
+  if (has_member(j, ptr + "/rules"))
     l.rules = at_path<std::vector<std::string>>(j, ptr + "/rules", "a list of rule names");
-  l.loss_ppm = maybe_number(j, ptr + "/loss_ppm");
-  if (has(j, ptr + "/loss_shared"))
+  l.loss_ppm = optional_at_path(j, ptr + "/loss_ppm");
+  if (has_member(j, ptr + "/loss_shared"))
     l.loss_shared = at_path<bool>(j, ptr + "/loss_shared", "true or false");
-  if (has(j, ptr + "/loss_threshold_ppm"))
-    l.loss_threshold_ppm = at_path<double>(j, ptr + "/loss_threshold_ppm", kNumber);
-  l.why = at_path<std::string>(j, ptr + "/why", kText);
-  l.point_id = at_path<std::string>(j, ptr + "/point_id", kText);
+  if (has_member(j, ptr + "/loss_threshold_ppm"))
+    l.loss_threshold_ppm = at_path<double>(j, ptr + "/loss_threshold_ppm", kVerdictNumber);
+  l.why = at_path<std::string>(j, ptr + "/why", kVerdictText);
+  l.point_id = at_path<std::string>(j, ptr + "/point_id", kVerdictText);
   return l;
 }
 
-ProbeNotOk probe_from(const json& j, const std::string& ptr) {
+ProbeNotOk probe_not_ok_from(const json& j, const std::string& ptr) {
   ProbeNotOk p;
-  p.link = at_path<std::string>(j, ptr + "/link", kText);
-  p.round = at_path<std::string>(j, ptr + "/round", kText);
-  p.point_id = at_path<std::string>(j, ptr + "/point_id", kText);
-  p.verdict = at_path<std::string>(j, ptr + "/verdict", kText);
-  p.rule = at_path<std::string>(j, ptr + "/rule", kText);
-  p.why = at_path<std::string>(j, ptr + "/why", kText);
-  if (has(j, ptr + "/size")) p.size = at_path<uint64_t>(j, ptr + "/size", "a message size");
-  p.p99_ns = maybe_number(j, ptr + "/p99_ns");
-  p.p99_9_ns = maybe_number(j, ptr + "/p99_9_ns");
-  p.idle_p99_ns = maybe_number(j, ptr + "/idle_p99_ns");
-  p.ratio = maybe_number(j, ptr + "/ratio");
-  p.threshold = maybe_number(j, ptr + "/threshold");
+  p.link = at_path<std::string>(j, ptr + "/link", kVerdictText);
+  p.round = at_path<std::string>(j, ptr + "/round", kVerdictText);
+  p.point_id = at_path<std::string>(j, ptr + "/point_id", kVerdictText);
+  p.verdict = at_path<std::string>(j, ptr + "/verdict", kVerdictText);
+  p.rule = at_path<std::string>(j, ptr + "/rule", kVerdictText);
+  p.why = at_path<std::string>(j, ptr + "/why", kVerdictText);
+  if (has_member(j, ptr + "/size")) p.size = at_path<uint64_t>(j, ptr + "/size", "a message size");
+  p.p99_ns = optional_at_path(j, ptr + "/p99_ns");
+  p.p99_9_ns = optional_at_path(j, ptr + "/p99_9_ns");
+  p.idle_p99_ns = optional_at_path(j, ptr + "/idle_p99_ns");
+  p.ratio = optional_at_path(j, ptr + "/ratio");
+  p.threshold = optional_at_path(j, ptr + "/threshold");
   return p;
 }
 
 ProbeVerdicts probes_from(const json& j, const std::string& ptr) {
   ProbeVerdicts p;
-  p.probed = at_path<size_t>(j, ptr + "/probed", kCount);
-  p.ok = at_path<size_t>(j, ptr + "/ok", kCount);
-  p.slow_under_load = at_path<size_t>(j, ptr + "/slow_under_load", kCount);
-  p.failed = at_path<size_t>(j, ptr + "/failed", kCount);
-  p.no_idle = at_path<size_t>(j, ptr + "/no_idle", kCount);
-  p.slow_k = at_path<double>(j, ptr + "/criteria/slow_k", kNumber);
-  p.slow_floor = maybe_number(j, ptr + "/criteria/slow_floor");
+  p.probed = at_path<size_t>(j, ptr + "/probed", kVerdictCount);
+  p.ok = at_path<size_t>(j, ptr + "/ok", kVerdictCount);
+  p.slow_under_load = at_path<size_t>(j, ptr + "/slow_under_load", kVerdictCount);
+  p.failed = at_path<size_t>(j, ptr + "/failed", kVerdictCount);
+  p.no_idle = at_path<size_t>(j, ptr + "/no_idle", kVerdictCount);
+  p.slow_k = at_path<double>(j, ptr + "/criteria/slow_k", kVerdictNumber);
+  p.slow_floor = optional_at_path(j, ptr + "/criteria/slow_floor");
   const json list = array_at(j, ptr + "/not_ok", "a list of probes");
   for (size_t i = 0; i < list.size(); ++i)
-    p.not_ok.push_back(probe_from(j, ptr + "/not_ok/" + std::to_string(i)));
+    p.not_ok.push_back(probe_not_ok_from(j, ptr + "/not_ok/" + std::to_string(i)));
   return p;
 }
 
@@ -109,12 +101,12 @@ ProbeVerdicts probes_from(const json& j, const std::string& ptr) {
 ordered_json to_json(const VerdictCriteria& c) {
   return {{"bw_fraction", c.bw_fraction},
           {"lat_factor", c.lat_factor},
-          {"port_fraction", optional_number(c.port_fraction)},
+          {"port_fraction", number_or_null(c.port_fraction)},
           {"retest", c.retest},
           {"loss_k", c.loss_k},
-          {"loss_floor_ppm", optional_number(c.loss_floor_ppm)},
+          {"loss_floor_ppm", number_or_null(c.loss_floor_ppm)},
           {"slow_k", c.slow_k},
-          {"slow_floor", optional_number(c.slow_floor)}};
+          {"slow_floor", number_or_null(c.slow_floor)}};
 }
 
 ordered_json to_json(const ProbeVerdicts& p) {
@@ -124,11 +116,11 @@ ordered_json to_json(const ProbeVerdicts& p) {
                       {"verdict", e.verdict}, {"rule", e.rule},   {"why", e.why}};
     if (e.size) {
       j["size"] = *e.size;
-      j["p99_ns"] = optional_number(e.p99_ns);
-      j["p99_9_ns"] = optional_number(e.p99_9_ns);
-      j["idle_p99_ns"] = optional_number(e.idle_p99_ns);
-      j["ratio"] = optional_number(e.ratio);
-      j["threshold"] = optional_number(e.threshold);
+      j["p99_ns"] = number_or_null(e.p99_ns);
+      j["p99_9_ns"] = number_or_null(e.p99_9_ns);
+      j["idle_p99_ns"] = number_or_null(e.idle_p99_ns);
+      j["ratio"] = number_or_null(e.ratio);
+      j["threshold"] = number_or_null(e.threshold);
     }
     list.push_back(std::move(j));
   }
@@ -137,7 +129,7 @@ ordered_json to_json(const ProbeVerdicts& p) {
           {"slow_under_load", p.slow_under_load},
           {"failed", p.failed},
           {"no_idle", p.no_idle},
-          {"criteria", {{"slow_k", p.slow_k}, {"slow_floor", optional_number(p.slow_floor)}}},
+          {"criteria", {{"slow_k", p.slow_k}, {"slow_floor", number_or_null(p.slow_floor)}}},
           {"not_ok", std::move(list)}};
 }
 
@@ -150,12 +142,12 @@ ordered_json to_json(const VerdictsRecord& r) {
                       {"matrix", l.matrix},
                       {"size", l.size},
                       {"metric", l.metric},
-                      {"value", optional_number(l.value)},
+                      {"value", number_or_null(l.value)},
                       {"best", l.best},
-                      {"alone", optional_number(l.alone)},
+                      {"alone", number_or_null(l.alone)},
                       {"verdict", l.verdict},
                       {"rules", l.rules},
-                      {"loss_ppm", optional_number(l.loss_ppm)},
+                      {"loss_ppm", number_or_null(l.loss_ppm)},
                       {"loss_shared", l.loss_shared},
                       {"loss_threshold_ppm", l.loss_threshold_ppm},
                       {"why", l.why},
@@ -175,16 +167,16 @@ VerdictsRecord verdicts_record_from_json(const json& j) {
   if (const json c = at_path<json>(j, "/criteria", "an object of criteria"); !c.is_object())
     throw ConfigError("/criteria", brief_json(c), "an object of criteria");
   r.criteria = criteria_from(j, "/criteria");
-  r.judged = at_path<size_t>(j, "/judged", kCount);
+  r.judged = at_path<size_t>(j, "/judged", kVerdictCount);
   const json counts = at_path<json>(j, "/counts", "an object of counts by verdict");
   if (!counts.is_object())
     throw ConfigError("/counts", brief_json(counts), "an object of counts by verdict");
   for (const auto& item : counts.items())
-    r.counts.emplace_back(item.key(), at_path<size_t>(j, "/counts/" + item.key(), kCount));
+    r.counts.emplace_back(item.key(), at_path<size_t>(j, "/counts/" + item.key(), kVerdictCount));
   const json list = array_at(j, "/not_ok", "a list of links");
   for (size_t i = 0; i < list.size(); ++i)
     r.not_ok.push_back(link_from(j, "/not_ok/" + std::to_string(i)));
-  r.time = at_path<std::string>(j, "/time", kText);
+  r.time = at_path<std::string>(j, "/time", kVerdictText);
   if (j.contains("probes")) r.probes = probes_from(j, "/probes");
   return r;
 }
