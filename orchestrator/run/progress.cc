@@ -42,14 +42,24 @@ std::string Progress::render(size_t done, size_t total, size_t failed, double el
                              const std::string& current, size_t width) {
   const size_t bar_w = 20;
   const size_t filled = total == 0 ? bar_w : done * bar_w / total;
-  std::string bar = "[" + std::string(filled, '#') + std::string(bar_w - filled, '.') + "]";
-  std::string eta =
-      done == 0 || done >= total
-          ? ""
-          : ", ETA " + format_duration(elapsed_s / double(done) * double(total - done));
-  std::string line = bar + " " + std::to_string(done) + "/" + std::to_string(total) +
-                     (failed != 0 ? ", " + std::to_string(failed) + " failed" : "") + ", " +
-                     format_duration(elapsed_s) + eta;
+  // Appended piece by piece: GCC 12's -Wrestrict misreads `"literal" + std::string&&` in the
+  // quickstart's Release unity build (GCC bug 105651), as it did in workload_fields.cc.
+  std::string line = "[";
+  line.append(filled, '#').append(bar_w - filled, '.').append("] ");
+  line += std::to_string(done);
+  line += '/';
+  line += std::to_string(total);
+  if (failed != 0) {
+    line += ", ";
+    line += std::to_string(failed);
+    line += " failed";
+  }
+  line += ", ";
+  line += format_duration(elapsed_s);
+  if (done != 0 && done < total) {
+    line += ", ETA ";
+    line += format_duration(elapsed_s / double(done) * double(total - done));
+  }
   if (!current.empty()) line += "  " + current;
   if (width > 10 && line.size() > width - 1) line = line.substr(0, width - 4) + "...";
   return line;
