@@ -100,6 +100,11 @@ inline T at_path(const nlohmann::json& j, const std::string& ptr, const char* wa
   }
 }
 
+// What a record's member must be, for at_path's errors.
+inline constexpr const char* kWantNumber = "a number";
+inline constexpr const char* kWantCount = "a whole number";
+inline constexpr const char* kWantText = "a string";
+
 // A number at a JSON pointer that may be absent or null: nullopt then; a value of another type
 // throws ConfigError naming the pointer.
 inline std::optional<double> optional_at_path(const nlohmann::json& j, const std::string& ptr) {

@@ -8,25 +8,21 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-const char* const kRoundNumber = "a number";
-const char* const kRoundCount = "a whole number";
-const char* const kRoundText = "a string";
-
 ordered_json min_median_max_json(const MinMedianMax& s) {
   return {{"min", s.min}, {"median", s.median}, {"max", s.max}};
 }
 
 MinMedianMax min_median_max_from(const json& j, const std::string& ptr) {
-  return MinMedianMax{at_path<double>(j, ptr + "/min", kRoundNumber),
-                      at_path<double>(j, ptr + "/median", kRoundNumber),
-                      at_path<double>(j, ptr + "/max", kRoundNumber)};
+  return MinMedianMax{at_path<double>(j, ptr + "/min", kWantNumber),
+                      at_path<double>(j, ptr + "/median", kWantNumber),
+                      at_path<double>(j, ptr + "/max", kWantNumber)};
 }
 
 RoundSize size_from(const json& j, const std::string& ptr) {
   RoundSize s;
   s.size = at_path<uint64_t>(j, ptr + "/size", "a message size in bytes");
-  s.flows = at_path<size_t>(j, ptr + "/flows", kRoundCount);
-  s.total_gbps = at_path<double>(j, ptr + "/total_gbps", kRoundNumber);
+  s.flows = at_path<size_t>(j, ptr + "/flows", kWantCount);
+  s.total_gbps = at_path<double>(j, ptr + "/total_gbps", kWantNumber);
   s.jain = optional_at_path(j, ptr + "/jain");
   s.gbps = min_median_max_from(j, ptr + "/gbps");
   if (j.contains(json::json_pointer(ptr + "/p50_ns")))
@@ -40,17 +36,17 @@ RoundSize size_from(const json& j, const std::string& ptr) {
     throw ConfigError(ptr + "/hosts", brief_json(hosts), "an object of hosts");
   for (const auto& [host, v] : hosts.items()) {
     const std::string hp = ptr + "/hosts/" + host;
-    s.hosts[host] = RoundSize::HostTraffic{at_path<double>(j, hp + "/in_gbps", kRoundNumber),
-                                           at_path<double>(j, hp + "/out_gbps", kRoundNumber)};
+    s.hosts[host] = RoundSize::HostTraffic{at_path<double>(j, hp + "/in_gbps", kWantNumber),
+                                           at_path<double>(j, hp + "/out_gbps", kWantNumber)};
   }
   return s;
 }
 
 RoundProbeEntry round_probe_from(const json& j, const std::string& ptr) {
   RoundProbeEntry e;
-  e.link = at_path<std::string>(j, ptr + "/link", kRoundText);
-  e.server = at_path<std::string>(j, ptr + "/server", kRoundText);
-  e.client = at_path<std::string>(j, ptr + "/client", kRoundText);
+  e.link = at_path<std::string>(j, ptr + "/link", kWantText);
+  e.server = at_path<std::string>(j, ptr + "/server", kWantText);
+  e.client = at_path<std::string>(j, ptr + "/client", kWantText);
   if (j.contains(json::json_pointer(ptr + "/size")))
     e.size = at_path<uint64_t>(j, ptr + "/size", "a message size in bytes");
   e.p50_ns = optional_at_path(j, ptr + "/p50_ns");
@@ -59,7 +55,7 @@ RoundProbeEntry round_probe_from(const json& j, const std::string& ptr) {
   e.idle_p99_ns = optional_at_path(j, ptr + "/idle_p99_ns");
   e.ratio = optional_at_path(j, ptr + "/ratio");
   if (j.contains(json::json_pointer(ptr + "/error")))
-    e.error = at_path<std::string>(j, ptr + "/error", kRoundText);
+    e.error = at_path<std::string>(j, ptr + "/error", kWantText);
   return e;
 }
 
@@ -127,20 +123,20 @@ RoundRecord round_record_from_json(const json& j) {
     throw ConfigError("/record", brief_json(j.is_object() ? j.value("record", json()) : j),
                       "a round record ({\"record\": \"round\", ...})");
   RoundRecord r;
-  r.round = at_path<std::string>(j, "/round", kRoundText);
-  r.round_index = at_path<uint32_t>(j, "/round_index", kRoundCount);
-  r.repetition = at_path<unsigned>(j, "/repetition", kRoundCount);
+  r.round = at_path<std::string>(j, "/round", kWantText);
+  r.round_index = at_path<uint32_t>(j, "/round_index", kWantCount);
+  r.repetition = at_path<unsigned>(j, "/repetition", kWantCount);
   r.matrix = at_path<json>(j, "/matrix", "the workload's matrix values");
-  r.flows = at_path<size_t>(j, "/flows", kRoundCount);
-  r.ok = at_path<size_t>(j, "/ok", kRoundCount);
-  r.failed = at_path<size_t>(j, "/failed", kRoundCount);
+  r.flows = at_path<size_t>(j, "/flows", kWantCount);
+  r.ok = at_path<size_t>(j, "/ok", kWantCount);
+  r.failed = at_path<size_t>(j, "/failed", kWantCount);
   const json sizes = at_path<json>(j, "/sizes", "a list of sizes");
   if (!sizes.is_array()) throw ConfigError("/sizes", brief_json(sizes), "a list of sizes");
   for (size_t i = 0; i < sizes.size(); ++i)
     r.sizes.push_back(size_from(j, "/sizes/" + std::to_string(i)));
   r.overlap_min = optional_at_path(j, "/overlap_min");
   r.overlap_low = at_path<bool>(j, "/overlap_low", "true or false");
-  r.time = at_path<std::string>(j, "/time", kRoundText);
+  r.time = at_path<std::string>(j, "/time", kWantText);
   if (j.contains("probes")) {
     const json probes = at_path<json>(j, "/probes", "a list of probes");
     if (!probes.is_array()) throw ConfigError("/probes", brief_json(probes), "a list of probes");

@@ -8,10 +8,6 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-const char* const kVerdictNumber = "a number";
-const char* const kVerdictCount = "a whole number";
-const char* const kVerdictText = "a string";
-
 bool has_member(const json& j, const std::string& ptr) {
   return j.contains(json::json_pointer(ptr));
 }
@@ -26,7 +22,7 @@ json array_at(const json& j, const std::string& ptr, const char* want) {
 VerdictCriteria criteria_from(const json& j, const std::string& ptr) {
   VerdictCriteria c;
   const auto number = [&](const char* key, double& into) {
-    if (has_member(j, ptr + "/" + key)) into = at_path<double>(j, ptr + "/" + key, kVerdictNumber);
+    if (has_member(j, ptr + "/" + key)) into = at_path<double>(j, ptr + "/" + key, kWantNumber);
   };
   const auto optional = [&](const char* key, std::optional<double>& into) {
     if (has_member(j, ptr + "/" + key)) into = optional_at_path(j, ptr + "/" + key);
@@ -44,34 +40,34 @@ VerdictCriteria criteria_from(const json& j, const std::string& ptr) {
 
 LinkNotOk link_from(const json& j, const std::string& ptr) {
   LinkNotOk l;
-  l.link = at_path<std::string>(j, ptr + "/link", kVerdictText);
+  l.link = at_path<std::string>(j, ptr + "/link", kWantText);
   l.matrix = at_path<json>(j, ptr + "/matrix", "the workload's matrix values");
   l.size = at_path<uint64_t>(j, ptr + "/size", "a message size in bytes");
-  l.metric = at_path<std::string>(j, ptr + "/metric", kVerdictText);
+  l.metric = at_path<std::string>(j, ptr + "/metric", kWantText);
   l.value = optional_at_path(j, ptr + "/value");
-  l.best = at_path<double>(j, ptr + "/best", kVerdictNumber);
+  l.best = at_path<double>(j, ptr + "/best", kWantNumber);
   l.alone = optional_at_path(j, ptr + "/alone");
-  l.verdict = at_path<std::string>(j, ptr + "/verdict", kVerdictText);
+  l.verdict = at_path<std::string>(j, ptr + "/verdict", kWantText);
   if (has_member(j, ptr + "/rules"))
     l.rules = at_path<std::vector<std::string>>(j, ptr + "/rules", "a list of rule names");
   l.loss_ppm = optional_at_path(j, ptr + "/loss_ppm");
   if (has_member(j, ptr + "/loss_shared"))
     l.loss_shared = at_path<bool>(j, ptr + "/loss_shared", "true or false");
   if (has_member(j, ptr + "/loss_threshold_ppm"))
-    l.loss_threshold_ppm = at_path<double>(j, ptr + "/loss_threshold_ppm", kVerdictNumber);
-  l.why = at_path<std::string>(j, ptr + "/why", kVerdictText);
-  l.point_id = at_path<std::string>(j, ptr + "/point_id", kVerdictText);
+    l.loss_threshold_ppm = at_path<double>(j, ptr + "/loss_threshold_ppm", kWantNumber);
+  l.why = at_path<std::string>(j, ptr + "/why", kWantText);
+  l.point_id = at_path<std::string>(j, ptr + "/point_id", kWantText);
   return l;
 }
 
 ProbeNotOk probe_not_ok_from(const json& j, const std::string& ptr) {
   ProbeNotOk p;
-  p.link = at_path<std::string>(j, ptr + "/link", kVerdictText);
-  p.round = at_path<std::string>(j, ptr + "/round", kVerdictText);
-  p.point_id = at_path<std::string>(j, ptr + "/point_id", kVerdictText);
-  p.verdict = at_path<std::string>(j, ptr + "/verdict", kVerdictText);
-  p.rule = at_path<std::string>(j, ptr + "/rule", kVerdictText);
-  p.why = at_path<std::string>(j, ptr + "/why", kVerdictText);
+  p.link = at_path<std::string>(j, ptr + "/link", kWantText);
+  p.round = at_path<std::string>(j, ptr + "/round", kWantText);
+  p.point_id = at_path<std::string>(j, ptr + "/point_id", kWantText);
+  p.verdict = at_path<std::string>(j, ptr + "/verdict", kWantText);
+  p.rule = at_path<std::string>(j, ptr + "/rule", kWantText);
+  p.why = at_path<std::string>(j, ptr + "/why", kWantText);
   if (has_member(j, ptr + "/size")) p.size = at_path<uint64_t>(j, ptr + "/size", "a message size");
   p.p99_ns = optional_at_path(j, ptr + "/p99_ns");
   p.p99_9_ns = optional_at_path(j, ptr + "/p99_9_ns");
@@ -83,12 +79,12 @@ ProbeNotOk probe_not_ok_from(const json& j, const std::string& ptr) {
 
 ProbeVerdicts probes_from(const json& j, const std::string& ptr) {
   ProbeVerdicts p;
-  p.probed = at_path<size_t>(j, ptr + "/probed", kVerdictCount);
-  p.ok = at_path<size_t>(j, ptr + "/ok", kVerdictCount);
-  p.slow_under_load = at_path<size_t>(j, ptr + "/slow_under_load", kVerdictCount);
-  p.failed = at_path<size_t>(j, ptr + "/failed", kVerdictCount);
-  p.no_idle = at_path<size_t>(j, ptr + "/no_idle", kVerdictCount);
-  p.slow_k = at_path<double>(j, ptr + "/criteria/slow_k", kVerdictNumber);
+  p.probed = at_path<size_t>(j, ptr + "/probed", kWantCount);
+  p.ok = at_path<size_t>(j, ptr + "/ok", kWantCount);
+  p.slow_under_load = at_path<size_t>(j, ptr + "/slow_under_load", kWantCount);
+  p.failed = at_path<size_t>(j, ptr + "/failed", kWantCount);
+  p.no_idle = at_path<size_t>(j, ptr + "/no_idle", kWantCount);
+  p.slow_k = at_path<double>(j, ptr + "/criteria/slow_k", kWantNumber);
   p.slow_floor = optional_at_path(j, ptr + "/criteria/slow_floor");
   const json list = array_at(j, ptr + "/not_ok", "a list of probes");
   for (size_t i = 0; i < list.size(); ++i)
@@ -167,16 +163,16 @@ VerdictsRecord verdicts_record_from_json(const json& j) {
   if (const json c = at_path<json>(j, "/criteria", "an object of criteria"); !c.is_object())
     throw ConfigError("/criteria", brief_json(c), "an object of criteria");
   r.criteria = criteria_from(j, "/criteria");
-  r.judged = at_path<size_t>(j, "/judged", kVerdictCount);
+  r.judged = at_path<size_t>(j, "/judged", kWantCount);
   const json counts = at_path<json>(j, "/counts", "an object of counts by verdict");
   if (!counts.is_object())
     throw ConfigError("/counts", brief_json(counts), "an object of counts by verdict");
   for (const auto& item : counts.items())
-    r.counts.emplace_back(item.key(), at_path<size_t>(j, "/counts/" + item.key(), kVerdictCount));
+    r.counts.emplace_back(item.key(), at_path<size_t>(j, "/counts/" + item.key(), kWantCount));
   const json list = array_at(j, "/not_ok", "a list of links");
   for (size_t i = 0; i < list.size(); ++i)
     r.not_ok.push_back(link_from(j, "/not_ok/" + std::to_string(i)));
-  r.time = at_path<std::string>(j, "/time", kVerdictText);
+  r.time = at_path<std::string>(j, "/time", kWantText);
   if (j.contains("probes")) r.probes = probes_from(j, "/probes");
   return r;
 }
