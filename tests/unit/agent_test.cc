@@ -242,7 +242,9 @@ class ShellStepLauncher : public Launcher {
 
 TEST(AgentsConnectingBack, OneStepForAllEachFoundByItsHelloImpostorsRefused) {
   ShellStepLauncher step;
-  AgentHub hub("campaign-token", AgentHubSettings{4, 3, 8, "127.0.0.1"});
+  // The hello timeout is what node-c's two steps each wait out; 10 s also lets two agents start
+  // under a sanitizer on a loaded machine (4 s did not in CI: all three were retried alone).
+  AgentHub hub("campaign-token", AgentHubSettings{10, 3, 8, "127.0.0.1"});
   const auto failed = hub.start({{"node-a", AgentHub::Host{&step, RDMABENCH_BIN}},
                                  {"node-b", AgentHub::Host{&step, RDMABENCH_BIN}},
                                  {"node-c", AgentHub::Host{&step, RDMABENCH_BIN}}});
