@@ -18,7 +18,7 @@
 
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/fabric/fabric_run.h"
-#include "orchestrator/fabric/round_runner.h"
+#include "orchestrator/sweep/round_runner.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/process.h"
 #include "orchestrator/sweep/sweep.h"

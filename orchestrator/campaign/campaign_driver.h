@@ -22,6 +22,11 @@
 
 namespace rdmabench {
 
+struct Point;  // campaign.h
+struct Expansion;
+class CampaignRun;  // orchestrator/run/campaign_run.h: a driver's side of a sweep
+struct RunSetup;
+
 struct HostPair {
   std::string name;
   HostSpec server;
@@ -84,6 +89,19 @@ class CampaignDriver {
   // The points of one repetition, in run order.
   virtual void add_points(unsigned repetition, const Combinations& combinations,
                           const AddPoint& add) const = 0;
+  // --resume: the points to run when `left` (not done, in expansion order) are; a driver that
+  // measures points together may add finished ones to measure again (a fabric's round runs
+  // whole). By default `left`.
+  virtual std::vector<const Point*> to_run(const Expansion& /*x*/,
+                                           std::vector<const Point*> left) const {
+    return left;
+  }
+  // Its side of a sweep (run/campaign_run.h): the batches it runs and what it makes of their
+  // outcomes. None (the default): every point on its own, in expansion order. (A shared_ptr:
+  // this header knows CampaignRun by name only.)
+  virtual std::shared_ptr<CampaignRun> start_run(const RunSetup& /*setup*/) const {
+    return nullptr;
+  }
 };
 
 // What a driver's parser is given besides its block.

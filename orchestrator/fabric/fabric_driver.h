@@ -4,7 +4,11 @@
 // (fabric_probes.h). Its host pairs are its links: one per ordered host pair its rounds measure,
 // in the order they first appear, two host indices each (a 1,000-host pairwise fabric's million
 // links stay small). Each repetition starts with the idle round's probes; each load round's
-// probes follow its load flows.
+// probes follow its load flows. Its side of a sweep (fabric_campaign_run.cc): its rounds, one
+// batch each, each round's record as it ends; then every link judged (fabric_verdicts.h), each
+// suspect measured again alone (DIR/retest/<point id>-alone.json), and the verdicts appended to
+// index.jsonl as a {"record": "verdicts"} line and printed.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +33,11 @@ class FabricDriver : public CampaignDriver {
   void prepare() override;
   void add_points(unsigned repetition, const Combinations& combinations,
                   const AddPoint& add) const override;
+  // A round runs whole: the finished partners of a flow still to run run again (fabric_run.h).
+  std::vector<const Point*> to_run(const Expansion& x,
+                                   std::vector<const Point*> left) const override;
+  // Its rounds, one batch each, then the verdicts (fabric_campaign_run.cc).
+  std::shared_ptr<CampaignRun> start_run(const RunSetup& setup) const override;
 
   const FabricSpec& spec() const noexcept { return spec_; }
   const std::vector<Flow>& links() const noexcept { return links_; }

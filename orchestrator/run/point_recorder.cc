@@ -56,4 +56,21 @@ bool PointRecorder::record(const Point& p, const PointOutcome& o, const nlohmann
   return ok;
 }
 
+PointOutcome PointRecorder::record_outcome(const Point& p, PointOutcome o,
+                                           const nlohmann::json& extra) {
+  bool ok = false;
+  try {
+    ok = record(p, o, extra);
+  } catch (const std::exception& e) {
+    progress_.note(std::string("rdmabench: error: ") + e.what());
+  }
+  if (!ok && o.ok) o.error = "its result could not be written";
+  o.ok = ok;
+  o.document.clear();
+  o.document.shrink_to_fit();
+  o.server_log = std::string();
+  o.client_log = std::string();
+  return o;
+}
+
 }  // namespace rdmabench

@@ -29,6 +29,10 @@ class PointRecorder {
   // Returns whether the point succeeded (and its result was written). `extra`: more fields of
   // the document's "point" object (a fabric flow's "fabric").
   bool record(const Point& p, const PointOutcome& o, const nlohmann::json& extra);
+  // record(), an error writing it noted on the progress rather than thrown, and the outcome as
+  // its driver gets it back (run/campaign_run.h): `ok` when the result was written, the error's
+  // first line, the document and logs dropped (they are on disk).
+  PointOutcome record_outcome(const Point& p, PointOutcome o, const nlohmann::json& extra);
   // Both ends' logs, DIR/logs/<id>.{server,client}.log (those that are not empty).
   void write_logs(const std::string& id, const PointOutcome& o) const;
 

@@ -24,17 +24,16 @@
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/campaign/point_id.h"
 #include "orchestrator/fabric/fabric_driver.h"
-#include "orchestrator/fabric/fabric_run.h"
-#include "orchestrator/fabric/fabric_sweep.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/slurm_launcher.h"
+#include "orchestrator/run/campaign_run.h"
 #include "orchestrator/run/point_recorder.h"
 #include "orchestrator/run/progress.h"
-#include "orchestrator/search/cliff.h"
 #include "orchestrator/sweep/dry_run.h"
-#include "orchestrator/sweep/matrix_sweep.h"
+#include "orchestrator/sweep/point_pool.h"
 #include "orchestrator/sweep/resume.h"
+#include "orchestrator/sweep/round_runner.h"
 #include "orchestrator/sweep/sweep_halt.h"
 #include "orchestrator/sweep/sweep_state.h"
 
@@ -77,29 +76,6 @@ fs::path control_dir_parent() {
   const char* t = std::getenv("TMPDIR");
   if (t != nullptr && *t == '/' && std::strlen(t) <= kMaxBase) return t;
   return "/tmp";
-}
-
-// After a search sweep: the cliffs among every point whose last index status is ok (this run's
-// and earlier ones'), appended to the index as one record and printed.
-void report_cliffs(const Campaign& c, const Expansion& x, const std::string& dir,
-                   IndexWriter& writer, std::ostream& out) {
-  const CliffSpec& spec = *c.search->cliff;
-  const std::vector<nlohmann::json> order = c.search->along_order();
-  const auto index = read_index(dir + "/index.jsonl");
-  std::vector<CliffObservation> observations;
-  for (const auto& p : x.points) {
-    auto it = index.find(p.id);
-    if (p.skipped() || it == index.end() || it->second.status != "ok") continue;
-    std::ifstream in(dir + "/" + p.id + ".json");
-    if (!in) continue;
-    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    for (auto& o : cliff_observations(doc, p.values(), c.pair_name(p.pair), p.id, spec, order))
-      observations.push_back(std::move(o));
-  }
-  const CliffScan scan = find_cliffs(observations, spec.threshold);
-  writer.append(cliffs_record(spec, scan, utc_now()));
-  print_cliffs(out, spec, scan);
-  out.flush();
 }
 
 // Hosts and how they are used.
@@ -164,12 +140,12 @@ void plan_sweep(Sweep& s, std::ostream& err) {
   collect_hosts(s);
   read_resume_state(s, err);
   make_launchers(s);
-  if (fabric_spec(s.c) && !s.done.empty()) {
-    // A fabric's round runs whole: the finished partners of a flow still to run run again.
+  if (!s.done.empty()) {
+    // A driver may measure finished points again with those left (a fabric's round runs whole).
     std::vector<const Point*> left;
     for (const auto& p : s.x.points)
       if (!p.skipped() && s.done.count(p.id) == 0) left.push_back(&p);
-    for (const Point* p : with_round_partners(s.x, left)) s.done.erase(p->id);
+    for (const Point* p : s.c.driver->to_run(s.x, std::move(left))) s.done.erase(p->id);
   }
 }
 
@@ -246,16 +222,37 @@ struct RunTools {
   AgentHub* agents = nullptr;  // a fabric's (its rounds run through them), or none
 };
 
-// Run: a fabric's rounds (fabric_sweep.h), or the matrix's points (matrix_sweep.h).
-void run_points(Sweep& s, const RunTools& t, std::ostream& out) {
-  if (!fabric_spec(s.c)) {
-    const MatrixSweepOutcome m =
-        run_matrix_sweep(s.todo, MatrixSweepContext{s.c, s.launchers, t.token, t.halted, t.recorder,
-                                                    t.progress, s.opt.jobs});
-    s.finished += m.finished;
-    s.failed += m.failed;
-    return;
+// One batch through the launchers, each point recorded: its points each on its own (the pool),
+// or as a round.
+BatchOutcome run_batch(const Batch& b, const Sweep& s, const RunTools& t,
+                       const std::map<std::string, Launcher*>& by_host,
+                       const std::map<std::string, ClockOffset>& clocks) {
+  if (!b.round)
+    return run_each_point(b, PointPoolContext{by_host, t.token, s.c.timeout_s, t.halted, t.recorder,
+                                              t.progress, s.opt.jobs});
+  std::vector<RoundFlow> flows;
+  flows.reserve(b.points.size());
+  for (const BatchPoint& bp : b.points) {
+    flows.push_back({bp.point, bp.pair, bp.server_name});
+    t.progress.started(bp.point->id);
   }
+  std::vector<PointOutcome> ran = run_round(
+      flows, RoundContext{by_host, t.token, s.c.timeout_s, t.halted, b.start_delay_s, &clocks});
+  BatchOutcome result;
+  result.outcomes.reserve(ran.size());
+  for (size_t i = 0; i < ran.size(); ++i) {
+    result.outcomes.push_back(
+        t.recorder.record_outcome(*b.points[i].point, std::move(ran[i]), b.points[i].fields));
+    ++result.finished;
+    if (!result.outcomes.back().ok) ++result.failed;
+  }
+  return result;
+}
+
+// Run: the driver's batches one after another (run/campaign_run.h), each recorded and handed
+// back; between them the clock offsets refreshed when due (agents); then, unless the sweep
+// halted, the driver's finish (a fabric's verdicts). Returns the run, for its summary.
+std::shared_ptr<CampaignRun> run_points(Sweep& s, const RunTools& t, std::ostream& out) {
   std::map<std::string, Launcher*> by_host;
   std::vector<std::unique_ptr<Launcher>> through_agents;
   for (auto& [h, l] : s.launchers) {
@@ -263,22 +260,29 @@ void run_points(Sweep& s, const RunTools& t, std::ostream& out) {
     if (t.agents != nullptr && t.agents->has(h))
       by_host[h] = through_agents.emplace_back(t.agents->launcher(h)).get();
   }
-  FabricSweepContext ctx{s.c,     s.x,      s.dir,      by_host,  s.host_cpus, s.host_clocks,
-                         t.token, t.halted, t.recorder, t.writer, t.progress,  out};
-  if (t.agents != nullptr)
-    ctx.between_rounds = [&](std::map<std::string, ClockOffset>& clocks) {
+  std::map<std::string, ClockOffset> clocks = s.host_clocks;
+  const RunSetup setup{s.c,         s.x,    s.todo,  s.dir,   t.writer, t.progress, out,
+                       s.host_cpus, clocks, by_host, t.token, t.halted, t.recorder};
+  std::shared_ptr<CampaignRun> run = start_campaign_run(setup);
+  while (!t.halted.load()) {
+    const std::optional<Batch> b = run->next();
+    if (!b) break;
+    const BatchOutcome o = run_batch(*b, s, t, by_host, clocks);
+    s.finished += o.finished;
+    s.failed += o.failed;
+    run->done(*b, o.outcomes);
+    if (t.agents != nullptr) {
       refresh_clocks_if_due(s, *t.agents, t.writer);
       clocks = s.host_clocks;
-    };
-  const FabricSweepOutcome f = run_fabric_sweep(s.todo, ctx);
-  s.finished += f.finished;
-  s.failed += f.failed;
-  s.bad_links = f.bad_links;
+    }
+  }
+  if (!t.halted.load()) s.bad_links = run->finish();
+  return run;
 }
 
-// Summary: the final report lines (and a search's cliffs), and the exit status with what to do
-// next.
-int print_summary(const Sweep& s, IndexWriter& writer, const SweepHalt& halt,
+// Summary: the final report lines (and the run's own: a search's cliffs), and the exit status
+// with what to do next.
+int print_summary(const Sweep& s, CampaignRun& run, IndexWriter& writer, const SweepHalt& halt,
                   const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   const Campaign& c = s.c;
   const bool interrupted = halt.flag().load() || stop.load();
@@ -292,13 +296,7 @@ int print_summary(const Sweep& s, IndexWriter& writer, const SweepHalt& halt,
     out << ", " << (s.todo.size() - s.finished) << " not run ("
         << (allocation_ended ? "the allocation ended" : "interrupted") << ")";
   out << "; results in " << s.dir << std::endl;
-  if (c.search && c.search->cliff && !interrupted) {
-    try {
-      report_cliffs(c, s.x, s.dir, writer, out);
-    } catch (const std::exception& e) {
-      err << "rdmabench: error: cannot look for cliffs: " << e.what() << std::endl;
-    }
-  }
+  if (!interrupted) run.summary(writer, out, err);
   if (allocation_ended) {
     err << "rdmabench: Slurm allocation " << c.allocation->job_id
         << " ended (its time limit, or scancel): launched nothing more; finished results are "
@@ -370,12 +368,13 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());
   // A failed point may be the allocation's end: asked at once, before anything more starts.
   PointRecorder recorder(c, s.dir, writer, progress, [&halt] { halt.check_now(); });
-  run_points(s, RunTools{token, progress, halt.flag(), recorder, writer, agents.get()}, out);
+  const std::shared_ptr<CampaignRun> run =
+      run_points(s, RunTools{token, progress, halt.flag(), recorder, writer, agents.get()}, out);
   progress.close();
   if (agents) s.lost_agents = agents->lost_after_hello();
   agents.reset();  // bye: every agent ends its sessions and exits
   disconnect_all(s);
-  return print_summary(s, writer, halt, stop, out, err);
+  return print_summary(s, *run, writer, halt, stop, out, err);
 }
 
 }  // namespace rdmabench

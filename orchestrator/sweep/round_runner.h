@@ -1,7 +1,8 @@
 #pragma once
-// One round of a fabric campaign: every flow in one measurement window. The round's server hosts
-// each start one `rdmabench server --sessions K` (K: the flows it serves), all at once; when
-// every ready line is in, every client starts, at once; then the round waits for all of them.
+// A batch run as a round (run/campaign_run.h; a fabric's): every flow in one measurement
+// window. The round's server hosts each start one `rdmabench server --sessions K` (K: the flows
+// it serves), all at once; when every ready line is in, every client starts, at once; then the
+// round waits for all of them.
 // A server that fails to start fails its own flows only; the others run. Everything is bounded
 // by the campaign's timeout_s and the stop flag; at the end every process of the round is gone.
 #include <atomic>
@@ -10,7 +11,6 @@
 #include <vector>
 
 #include "orchestrator/campaign/campaign.h"
-#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/run/point_runner.h"

@@ -1,4 +1,4 @@
-#include "orchestrator/sweep/matrix_sweep.h"
+#include "orchestrator/sweep/point_pool.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,17 +23,19 @@ struct Schedule {
   std::set<std::string> busy;
   size_t next_hint = 0;  // every point before it is taken
   unsigned active_workers = 0;
-  MatrixSweepOutcome outcome;
+  BatchOutcome outcome;
 };
 
-// Runs one point and records it; whether it succeeded.
-bool run_and_record(const Point& p, const HostPair& pair, const MatrixSweepContext& ctx) {
+// Runs one point and records it: its outcome, `ok` when its result was written.
+PointOutcome run_and_record(const BatchPoint& bp, const PointPoolContext& ctx) {
+  const Point& p = *bp.point;
+  const HostPair& pair = bp.pair;
   ctx.progress.started(p.id);
   PointContext point_ctx{pair,
                          *ctx.launchers.at(pair.server.host),
                          *ctx.launchers.at(pair.client.host),
                          ctx.token,
-                         ctx.campaign.timeout_s,
+                         ctx.timeout_s,
                          ctx.stop};
   PointOutcome o;
   try {
@@ -42,19 +44,12 @@ bool run_and_record(const Point& p, const HostPair& pair, const MatrixSweepConte
     o.ok = false;
     o.error = e.what();
   }
-  bool ok = false;
-  try {
-    ok = ctx.recorder.record(p, o, nlohmann::json::object());
-  } catch (const std::exception& e) {
-    ctx.progress.note(std::string("rdmabench: error: ") + e.what());
-  }
-  return ok;
+  return ctx.recorder.record_outcome(p, std::move(o), bp.fields);
 }
 
 // One worker: runs points, each while both its hosts run nothing else, until none is left or
 // the sweep halts.
-void worker(const std::vector<const Point*>& todo, const MatrixSweepContext& ctx, Schedule& q) {
-  const Campaign& c = ctx.campaign;
+void worker(const std::vector<BatchPoint>& todo, const PointPoolContext& ctx, Schedule& q) {
   std::unique_lock<std::mutex> lock(q.mu);
   for (;;) {
     // The first point not taken whose hosts are both free.
@@ -63,7 +58,7 @@ void worker(const std::vector<const Point*>& todo, const MatrixSweepContext& ctx
     for (size_t i = q.next_hint; i < todo.size(); ++i) {
       if (q.taken[i]) continue;
       any_left = true;
-      const HostPair pair = c.pair(todo[i]->pair);
+      const HostPair& pair = todo[i].pair;
       if (q.busy.count(pair.server.host) == 0 && q.busy.count(pair.client.host) == 0) {
         pick = i;
         break;
@@ -76,19 +71,19 @@ void worker(const std::vector<const Point*>& todo, const MatrixSweepContext& ctx
     }
     q.taken[pick] = true;
     while (q.next_hint < todo.size() && q.taken[q.next_hint]) ++q.next_hint;
-    const Point& p = *todo[pick];
-    const HostPair pair = c.pair(p.pair);
+    const HostPair& pair = todo[pick].pair;
     q.busy.insert(pair.server.host);
     q.busy.insert(pair.client.host);
     lock.unlock();
 
-    const bool ok = run_and_record(p, pair, ctx);
+    PointOutcome o = run_and_record(todo[pick], ctx);
 
     lock.lock();
     q.busy.erase(pair.server.host);
     q.busy.erase(pair.client.host);
     ++q.outcome.finished;
-    if (!ok) ++q.outcome.failed;
+    if (!o.ok) ++q.outcome.failed;
+    q.outcome.outcomes[pick] = std::move(o);
     q.cv.notify_all();
   }
   --q.active_workers;
@@ -97,10 +92,12 @@ void worker(const std::vector<const Point*>& todo, const MatrixSweepContext& ctx
 
 }  // namespace
 
-MatrixSweepOutcome run_matrix_sweep(const std::vector<const Point*>& todo,
-                                    const MatrixSweepContext& ctx) {
+BatchOutcome run_each_point(const Batch& batch, const PointPoolContext& ctx) {
+  const std::vector<BatchPoint>& todo = batch.points;
   Schedule q;
   q.taken.assign(todo.size(), false);
+  q.outcome.outcomes.resize(todo.size());
+  for (PointOutcome& o : q.outcome.outcomes) o.error = "not run: the sweep halted";
   const unsigned n_workers =
       std::max(1U, std::min<unsigned>(ctx.jobs, static_cast<unsigned>(todo.size())));
   std::vector<std::thread> workers;

@@ -1,4 +1,4 @@
-#include "orchestrator/fabric/round_runner.h"
+#include "orchestrator/sweep/round_runner.h"
 
 #include <chrono>
 #include <cstdio>
