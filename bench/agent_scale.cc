@@ -34,8 +34,8 @@
 #include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/fabric/fabric_judging.h"
 #include "orchestrator/fabric/fabric_run.h"
-#include "orchestrator/sweep/round_runner.h"
 #include "orchestrator/fabric/start_delay.h"
+#include "orchestrator/sweep/round_runner.h"
 #include "orchestrator/sweep/sweep.h"
 
 namespace rdmabench {

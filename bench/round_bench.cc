@@ -18,9 +18,9 @@
 
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/fabric/fabric_run.h"
-#include "orchestrator/sweep/round_runner.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/process.h"
+#include "orchestrator/sweep/round_runner.h"
 #include "orchestrator/sweep/sweep.h"
 
 namespace rdmabench {

@@ -275,7 +275,7 @@ Expansion expand(const Campaign& c) {
     pt.pair = d.pair;
     pt.round = d.round;
     pt.repetition = rep;
-    pt.beside = d.beside;
+    pt.tag = d.tag;
     pt.work = work;
     pt.id = d.ids->id(name, rep, *d.round_name);
   };

@@ -67,13 +67,10 @@ struct Point {
   size_t pair = 0;                // index of its host pair or link (Campaign::pair)
   std::optional<uint32_t> round;  // fabric: index into its rounds (fabric_spec(c)->rounds)
   unsigned repetition = 1;        // 1-based
-  // A fabric's latency probes (fabric_probes.h): 0 for a load flow (and every host-pair point),
-  // k + 1 for a probe beside combination k's load (Expansion::combinations), kIdleProbe for one
-  // in the idle round. `work` is the probe's own workload.
-  uint32_t beside = 0;
+  // Its driver's own value, opaque here (a fabric's: load flow or latency probe,
+  // fabric/fabric_point.h; 0 for every host-pair point).
+  uint32_t tag = 0;
   std::shared_ptr<const PointWorkload> work;
-
-  bool probe() const { return beside != 0; }
 
   const nlohmann::json& values() const { return work->values; }
   const std::vector<std::string>& workload_options() const { return work->workload_options; }
@@ -88,13 +85,6 @@ struct Expansion {
   std::vector<Point> points;
   size_t excluded = 0;                                             // dropped by `exclude`
   std::vector<std::shared_ptr<const PointWorkload>> combinations;  // by combination index
-
-  // The workload a point's round is run for: its own, or for a probe beside a load, the load's
-  // (a round runs one load combination and its probes).
-  const PointWorkload* round_work(const Point& p) const {
-    return p.beside == 0 || p.beside == kIdleProbe ? p.work.get()
-                                                   : combinations.at(p.beside - 1).get();
-  }
 };
 
 // What the command line adds to the file: `launcher` overrides the file's "launcher" (sweep

@@ -42,16 +42,13 @@ struct PointWorkload {
   std::string skip_reason;                    // "" = runs; else why the client would refuse it
 };
 
-// Point::beside of a probe in the idle round.
-inline constexpr uint32_t kIdleProbe = 0xffffffffU;
-
-// One point a driver adds for a repetition: its host pair (link), its round (a fabric's), what
-// it runs beside (Point::beside), its workload, its ids' common part and its round's name in
+// One point a driver adds for a repetition: its host pair (link), its round (a fabric's), its
+// driver's own value (Point::tag), its workload, its ids' common part and its round's name in
 // its id ("" for none). expand() numbers it, drops it when an exclude matches, and makes its id.
 struct PointDraft {
   size_t pair = 0;
   std::optional<uint32_t> round;
-  uint32_t beside = 0;
+  uint32_t tag = 0;
   const std::shared_ptr<const PointWorkload>* work = nullptr;
   const PointIds* ids = nullptr;
   const std::string* round_name = nullptr;

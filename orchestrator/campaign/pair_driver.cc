@@ -63,7 +63,7 @@ void PairDriver::add_points(unsigned /*repetition*/, const Combinations& combina
     for (size_t p = 0; p < pairs_.size(); ++p)
       add(PointDraft{.pair = p,
                      .round = std::nullopt,
-                     .beside = 0,
+                     .tag = 0,
                      .work = &combinations.works[k],
                      .ids = &combinations.ids[k],
                      .round_name = &kNoRound});

@@ -12,6 +12,7 @@
 #include "model/result.h"
 #include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/fabric/fabric_judging.h"
+#include "orchestrator/fabric/fabric_point.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/fabric_verdicts.h"
 #include "orchestrator/fabric/probe_verdicts.h"
@@ -119,7 +120,7 @@ class FabricCampaignRun : public CampaignRun {
     if (next_group_ >= run_->groups.size()) return std::nullopt;
     const FabricRun::Group& g = run_->groups[next_group_++];
     shared_ = counters_shared(s_.campaign, g.members);
-    idle_round_ = g.members.front().point->beside == kIdleProbe;
+    idle_round_ = FabricPoint(*g.members.front().point).idle_probe();
     Batch b;
     b.round = true;
     b.start_delay_s = start_delay_.next();
@@ -127,7 +128,7 @@ class FabricCampaignRun : public CampaignRun {
       const FabricRun::Member& m = g.members[i];
       nlohmann::json fields = run_->fields(m);
       fields["fabric"]["counters_shared"] = static_cast<bool>(shared_[i]);
-      if (m.point->probe()) fields["fabric"]["probe"] = idle_round_ ? "idle" : "load";
+      if (FabricPoint(*m.point).probe()) fields["fabric"]["probe"] = idle_round_ ? "idle" : "load";
       b.points.push_back(
           {m.point, s_.campaign.pair(m.point->pair), run_->server_name(m), std::move(fields)});
     }
@@ -148,7 +149,7 @@ class FabricCampaignRun : public CampaignRun {
       RoundFlowResult r{run_->server_name(m), run_->client_name(m),
                         o.ok ? std::optional(o.brief) : std::nullopt, offset.offset_s,
                         offset.uncertainty_s};
-      if (!p.probe()) {
+      if (!FabricPoint(p).probe()) {
         if (o.ok) measured_.keep(p, o.brief, shared_[i]);
         results.push_back(std::move(r));
         continue;
@@ -169,7 +170,7 @@ class FabricCampaignRun : public CampaignRun {
     const Point& lead = *g.members.front().point;
     const RoundRecord summary =
         summarize_round(first["round"], first["round_index"], lead.repetition,
-                        s_.expansion.round_work(lead)->values, results, utc_now(), round_probes);
+                        round_work(s_.expansion, lead)->values, results, utc_now(), round_probes);
     s_.writer.append(to_json(summary));
     s_.progress.note(round_line(summary, run_->rounds));
   }

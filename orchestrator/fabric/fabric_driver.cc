@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/workload_fields.h"
+#include "orchestrator/fabric/fabric_point.h"
 #include "orchestrator/fabric/fabric_probes.h"
 
 namespace rdmabench {
@@ -89,7 +90,7 @@ void FabricDriver::add_points(unsigned /*repetition*/, const Combinations& combi
         for (const Flow& flow : r.flows)
           add(PointDraft{.pair = link_of(flow),
                          .round = r.index,
-                         .beside = kIdleProbe,
+                         .tag = FabricPoint::idle_probe_tag(),
                          .work = &probe_work_,
                          .ids = &*probe_ids_,
                          .round_name = &kIdleRoundName});
@@ -101,7 +102,7 @@ void FabricDriver::add_points(unsigned /*repetition*/, const Combinations& combi
       for (const Flow& flow : r.flows)
         add(PointDraft{.pair = link_of(flow),
                        .round = r.index,
-                       .beside = 0,
+                       .tag = FabricPoint::load_tag(),
                        .work = &work,
                        .ids = &combinations.ids[k],
                        .round_name = &round_labels_[r.index]});
@@ -110,7 +111,7 @@ void FabricDriver::add_points(unsigned /*repetition*/, const Combinations& combi
       for (const Flow& flow : probe_flows(*spec_.probes, r, round_labels_[r.index] != last))
         add(PointDraft{.pair = link_of(flow),
                        .round = r.index,
-                       .beside = static_cast<uint32_t>(k + 1),
+                       .tag = FabricPoint::probe_tag(k),
                        .work = &probe_work_,
                        .ids = &*probe_ids_,
                        .round_name = &probe_round});

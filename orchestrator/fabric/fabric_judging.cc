@@ -13,6 +13,7 @@
 
 #include "model/campaign_index.h"
 #include "orchestrator/fabric/fabric_driver.h"
+#include "orchestrator/fabric/fabric_point.h"
 
 namespace rdmabench {
 
@@ -102,7 +103,7 @@ std::vector<LinkVerdict> judge_fabric(const Campaign& c, const Expansion& x, con
   LinkJudge judge([&c](size_t pair) { return c.pair_name(pair); }, fabric_of(c)->links().size());
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
-    if (p.skipped() || p.probe()) continue;  // probes: probe_verdicts.h
+    if (p.skipped() || FabricPoint(p).probe()) continue;  // probes: probe_verdicts.h
     LinkRun r{p.pair, "", &p.values(), p.id, std::nullopt, ""};
     if (status[i] == kNotRun) {
       r.error = "not run";
@@ -125,7 +126,7 @@ void add_earlier_probes(const Expansion& x, const std::string& dir, ProbeJudge& 
   const std::set<uint32_t> seen = judge.points();
   std::map<std::string_view, size_t> probes;  // the probes no round of this sweep measured
   for (const Point& p : x.points)
-    if (p.probe() && !p.skipped() && seen.count(static_cast<uint32_t>(p.index)) == 0)
+    if (FabricPoint(p).probe() && !p.skipped() && seen.count(static_cast<uint32_t>(p.index)) == 0)
       probes.emplace(p.id, p.index);
   if (probes.empty()) return;
   std::map<size_t, std::string> last;  // point -> its last status line's error ("" = ok)

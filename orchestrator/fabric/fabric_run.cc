@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "orchestrator/fabric/fabric_driver.h"
+#include "orchestrator/fabric/fabric_point.h"
 
 namespace rdmabench {
 
@@ -17,10 +18,10 @@ std::vector<const Point*> with_round_partners(const Expansion& x,
   using Key = std::tuple<unsigned, const PointWorkload*, uint32_t>;
   std::set<Key> rounds;
   for (const Point* p : todo)
-    if (p->round) rounds.emplace(p->repetition, x.round_work(*p), *p->round);
+    if (p->round) rounds.emplace(p->repetition, round_work(x, *p), *p->round);
   std::vector<const Point*> out;
   for (const Point& p : x.points)
-    if (!p.skipped() && p.round && rounds.count({p.repetition, x.round_work(p), *p.round}) != 0)
+    if (!p.skipped() && p.round && rounds.count({p.repetition, round_work(x, p), *p.round}) != 0)
       out.push_back(&p);
   return out;
 }
@@ -109,12 +110,12 @@ FabricRun plan_fabric_run(const Campaign& c, const Expansion& x,
     uint32_t index = 0;
     if (at != moved.end() && at->key() == want.key()) {
       index = at->index;
-    } else if (p->probe() && first_part.count(*p->round) != 0) {
+    } else if (FabricPoint(*p).probe() && first_part.count(*p->round) != 0) {
       index = first_part.at(*p->round);  // a named pair's probe: the round's first part
     } else {
       throw Error("internal: point " + p->id + " is in no round of the plan");
     }
-    auto [it, fresh] = group_of.emplace(std::make_tuple(p->repetition, index, x.round_work(*p)),
+    auto [it, fresh] = group_of.emplace(std::make_tuple(p->repetition, index, round_work(x, *p)),
                                         run.groups.size());
     if (fresh) run.groups.emplace_back();
     run.groups[it->second].members.push_back({p, flow.server, flow.client, index});

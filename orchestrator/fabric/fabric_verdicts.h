@@ -13,7 +13,8 @@
 // of its combination's links is "lossy" when its figure passes (and marked lossy beside any
 // other verdict): go-back-N hides loss from bandwidth. Only deltas a link had alone count
 // (ResultBrief::loss_shared). Each verdict names its rules. Pure functions over result
-// documents' briefs (launch/result_brief.h); the driver's run measures the suspects again (fabric_campaign_run.cc).
+// documents' briefs (launch/result_brief.h); the driver's run measures the suspects again
+// (fabric_campaign_run.cc).
 //
 //   "fabric": {..., "verdicts": {"bw_fraction": 0.93, "lat_factor": 2.1, "port_fraction": 0.8,
 //                                "retest": true, "loss_k": 5, "loss_floor_ppm": 1000,

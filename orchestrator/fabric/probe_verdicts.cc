@@ -7,6 +7,7 @@
 #include "base/number_text.h"
 #include "model/workload.h"
 #include "orchestrator/fabric/fabric_driver.h"
+#include "orchestrator/fabric/fabric_point.h"
 
 namespace rdmabench {
 namespace {
@@ -53,13 +54,13 @@ std::vector<ProbeVerdict> ProbeJudge::finish(const Campaign& c, const Expansion&
   std::map<std::pair<size_t, uint64_t>, std::map<unsigned, double>> idle;
   for (const Kept& k : kept_) {
     const Point& p = x.points.at(k.point);
-    if (p.beside == kIdleProbe) idle[{p.pair, k.size}][p.repetition] = k.p99_ns;
+    if (FabricPoint(p).idle_probe()) idle[{p.pair, k.size}][p.repetition] = k.p99_ns;
   }
   std::vector<ProbeVerdict> all;
-  std::map<std::pair<uint32_t, uint64_t>, std::vector<size_t>> groups;  // (beside, size)
+  std::map<std::pair<size_t, uint64_t>, std::vector<size_t>> groups;  // (beside, size)
   for (const Kept& k : kept_) {
     const Point& p = x.points.at(k.point);
-    if (p.beside == kIdleProbe) continue;
+    if (FabricPoint(p).idle_probe()) continue;
     ProbeVerdict v;
     v.link = c.pair_name(p.pair);
     v.round = round_of(p);
@@ -74,7 +75,7 @@ std::vector<ProbeVerdict> ProbeJudge::finish(const Campaign& c, const Expansion&
     }
     if (v.idle_p99_ns && *v.idle_p99_ns > 0) {
       v.ratio = k.p99_ns / *v.idle_p99_ns;
-      groups[{p.beside, k.size}].push_back(all.size());
+      groups[{*FabricPoint(p).beside(), k.size}].push_back(all.size());
       v.verdict = "ok";
     } else {
       v.verdict = "no_idle";

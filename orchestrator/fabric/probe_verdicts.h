@@ -15,8 +15,8 @@
 // It is not "congested": congested is a load flow's own bandwidth, too low in its round and fine
 // when retested alone (fabric_verdicts.h); slow under load is a probe's latency, read beside the
 // load, with no retest: the idle round is its reference. A link can be either, both or neither.
-// A slow probe does not set exit status 6 (fabric_campaign_run.cc): latency under load depends on the
-// pattern as much as on the link; the verdict record and the report list it.
+// A slow probe does not set exit status 6 (fabric_campaign_run.cc): latency under load depends on
+// the pattern as much as on the link; the verdict record and the report list it.
 //
 //   "verdicts": {..., "slow_k": 5, "slow_floor": 3}     (slow_floor null: no such verdict)
 #include <cstdint>

@@ -4,9 +4,10 @@
 //   2. --dry-run: print the points and the commands, touch no host, stop;
 //   3. check every host (reachable, its rdmabench runs) and capture its environment once
 //      (DIR/env/<host>.json); stop with the host's name if one fails;
-//   4. run the points, at most one run per host at a time, up to N host pairs in parallel;
-//      write DIR/<point_id>.json (atomically) and append to DIR/index.jsonl as each finishes;
-//      a fabric runs its rounds instead, then judges every link (fabric_sweep.h);
+//   4. run the batches the driver's run asks for (run/campaign_run.h): each point on its own,
+//      at most one run per host at a time, up to N host pairs in parallel, or a round (a
+//      fabric's); write DIR/<point_id>.json (atomically) and append to DIR/index.jsonl as each
+//      finishes, and hand the outcomes back; then the run's finish (a fabric judges every link);
 //   5. on SIGINT/SIGTERM (the `stop` flag): launch nothing more, stop what runs, keep results;
 //      the same when the Slurm allocation of a slurm-launcher sweep ends (time limit, scancel).
 #include <atomic>

@@ -13,6 +13,7 @@
 #include "model/campaign_index.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/fabric/fabric_driver.h"
+#include "orchestrator/fabric/fabric_point.h"
 #include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/fabric/probe_verdicts.h"
 #include "orchestrator/fabric/round_summary.h"
@@ -72,18 +73,18 @@ TEST(FabricProbes, TheIdleRoundComesFirstAndTheLoadKeepsItsIds) {
   size_t beside = 0;
   for (const Point& p : x.points) {
     EXPECT_TRUE(all_ids.insert(p.id).second) << "a point id twice: " << p.id;
-    if (!p.probe()) load_ids.insert(p.id);
-    idle += p.beside == kIdleProbe ? 1 : 0;
-    beside += p.beside == 1 ? 1 : 0;
+    if (!FabricPoint(p).probe()) load_ids.insert(p.id);
+    idle += FabricPoint(p).idle_probe() ? 1 : 0;
+    beside += FabricPoint(p).beside() == 0u ? 1 : 0;
   }
   EXPECT_EQ(load_ids, plain_ids);  // the load's points and ids as without probes
   EXPECT_EQ(idle, 2u);
   EXPECT_EQ(beside, 3u);  // one probe per load flow: 1 + 2
   // The idle probes come first in the expansion; each load round's probes after its load flows.
-  EXPECT_EQ(x.points[0].beside, kIdleProbe);
-  EXPECT_EQ(x.points[2].beside, 0u);
-  EXPECT_EQ(x.points[3].beside, 1u);
-  EXPECT_EQ(x.round_work(x.points[3]), x.points[2].work.get());
+  EXPECT_TRUE(FabricPoint(x.points[0]).idle_probe());
+  EXPECT_FALSE(FabricPoint(x.points[2]).probe());
+  EXPECT_EQ(FabricPoint(x.points[3]).beside(), 0u);  // beside combination 0's load
+  EXPECT_EQ(round_work(x, x.points[3]), x.points[2].work.get());
   EXPECT_NE(x.points[3].id.find("send-rc-lat-8"), std::string::npos) << x.points[3].id;
 }
 
@@ -120,7 +121,7 @@ TEST(FabricProbes, NamedPairsAreProbedInEveryRound) {
   EXPECT_EQ(fabric_spec(c)->rounds[0].flows[0], (Flow{2, 1}));
   const Expansion x = expand(c);
   size_t probes_beside = 0;
-  for (const Point& p : x.points) probes_beside += p.beside == 1 ? 1 : 0;
+  for (const Point& p : x.points) probes_beside += FabricPoint(p).beside() == 0u ? 1 : 0;
   EXPECT_EQ(probes_beside, 2u);  // one per incast round
   std::vector<const Point*> todo;
   for (const Point& p : x.points) todo.push_back(&p);
@@ -197,9 +198,9 @@ TEST(FabricProbes, SlowUnderLoadIsAnOutlierOfTheLoadIdleRatios) {
   const Point* slow = nullptr;
   const Point* unpaired = nullptr;
   for (const Point& p : x.points) {
-    if (p.beside == kIdleProbe) {
+    if (FabricPoint(p).idle_probe()) {
       if (c.pair_name(p.pair) != "f -> e") judge.add(p, latency_brief(10000));
-    } else if (p.probe()) {
+    } else if (FabricPoint(p).probe()) {
       // Ratios 1.1 to 1.3, one link at 6, "f -> e" without its idle figure.
       double ratio = 1.1 + 0.1 * static_cast<double>(p.index % 3);
       if (slow == nullptr && c.pair_name(p.pair) == "b -> a") {
@@ -270,7 +271,7 @@ TEST(FabricProbes, ARecordedDeepQueueIsSlowUnderLoadAndTheCleanLinksAreNot) {
   ProbeJudge judge;
   size_t documents = 0;
   for (const Point& p : x.points) {
-    if (!p.probe()) continue;
+    if (!FabricPoint(p).probe()) continue;
     const json doc = json::parse(testutil::read_text(dir + "/" + p.id + ".json"));
     ASSERT_EQ(doc["point"]["point_id"], p.id);  // the ids the recorded sweep gave
     judge.add(p, brief_of(doc));
