@@ -9,6 +9,12 @@ static_assert(rdmabench::kExitBadLink == rdmabench::kSweepBadLink);
 
 namespace rdmabench {
 
+int check_exit_status(const CheckEnd& e) noexcept {
+  if (e.interrupted) return kExitInterrupted;
+  if (e.not_run) return exit_status(*e.not_run);
+  return e.failed == 0 ? kExitOk : kExitCheckFailed;
+}
+
 int exit_status(RunResult::Failure f) noexcept {
   switch (f) {
     case RunResult::Failure::kNone:

@@ -3,6 +3,7 @@
 // docs/single-pair.md ("Exit status"); the client's failure kinds map onto it.
 #include <string>
 
+#include "check/check_request.h"
 #include "model/result.h"
 
 namespace rdmabench {
@@ -20,6 +21,9 @@ inline constexpr int kExitCheckFailed = 8;    // check: an expectation failed
 inline constexpr int kExitInterrupted = 130;  // SIGINT (the shell's 128 + 2)
 
 int exit_status(RunResult::Failure f) noexcept;
+// A check's end: interrupted 130, a workload that could not run its own status, else 8 when
+// anything failed, 0 when all held.
+int check_exit_status(const CheckEnd& e) noexcept;
 // client --min-gbps: "" when no interval of the run fell below `min_gbps` (the rule of
 // SizeResult::bw_min_gbps), else what fell below, for the message.
 std::string below_min_rate(const RunResult& r, double min_gbps);

@@ -11,14 +11,14 @@
 #include <iosfwd>
 #include <vector>
 
-#include "cli/cmd_check.h"
-#include "model/check_expectation.h"
+#include "check/check_request.h"
 
 namespace rdmabench {
 
-// ConfigError for options that do not go with --fabric (--peer, --loopback, -d/-i/-x, PCIe
-// expectations: a host's own sysfs) or a campaign without a fabric.
-int run_fabric_check(const CheckArgs& a, const std::vector<CheckExpectation>& ex, std::ostream& out,
-                     std::ostream& err, const std::atomic<bool>& stop);
+// Lines on `out`, the sweeps' own output on `err`, --json "-" on `doc_out`. ConfigError for
+// options that do not go with --fabric (--peer, --loopback, -d/-i/-x, PCIe expectations: a
+// host's own sysfs) or a campaign without a fabric.
+CheckEnd run_fabric_check(const CheckRequest& a, std::ostream& out, std::ostream& doc_out,
+                          std::ostream& err, const std::atomic<bool>& stop);
 
 }  // namespace rdmabench

@@ -1,4 +1,4 @@
-#include "cli/check_fabric.h"
+#include "check/fabric_check.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include "base/file_text.h"
 #include "base/utc_time.h"
 #include "base/version.h"
-#include "cli/exit_status.h"
+#include "check/check_expectations.h"
 #include "model/campaign_index.h"
 #include "model/check_facts.h"
 #include "model/check_host_verdict.h"
@@ -36,11 +36,11 @@ const CampaignOptions kAsTheSweep{"", find_slurm_allocation, campaign_kinds()};
 
 // What does not go with --fabric: a server of the check's own, this host's device, PCIe (a
 // host's own sysfs: run check on the host itself).
-void refuse_local_options(const CheckArgs& a, const std::vector<CheckExpectation>& ex) {
+void refuse_local_options(const CheckRequest& a, const std::vector<CheckExpectation>& ex) {
   if (!a.peer.empty())
     throw ConfigError("peer", a.peer, "no --peer with --fabric (the ring pairs the hosts)");
   if (a.loopback) throw ConfigError("loopback", "", "no --loopback with --fabric");
-  if (!a.local.device.empty() || a.local_args.gid || a.local_args.ib_port)
+  if (a.local_options_given)
     throw ConfigError("device", a.local.device,
                       "no -d, -i or -x with --fabric (each host's device and GID are the "
                       "campaign's)");
@@ -213,8 +213,8 @@ struct Report {
 };
 
 // The lines (each expectation, each host's verdict, the check's), --json; the exit status.
-int report_fabric_check(const CheckArgs& a, const Report& r, const FabricCheck& fc,
-                        std::ostream& out) {
+size_t report_fabric_check(const CheckRequest& a, const Report& r, const FabricCheck& fc,
+                           std::ostream& out, std::ostream& doc_out) {
   for (const size_t i : r.order)
     out << (fc.outcomes[i].pass ? "PASS  " : "FAIL  ") << fc.where[i] << ": "
         << fc.outcomes[i].expectation << ": " << outcome_detail(fc.outcomes[i]) << "\n";
@@ -261,19 +261,20 @@ int report_fabric_check(const CheckArgs& a, const Report& r, const FabricCheck& 
                                 {"links", links},
                                 {"expectations", expectations}};
     if (a.json_file == "-")
-      std::cout << doc.dump(2) << std::endl;
+      doc_out << doc.dump(2) << std::endl;
     else
       write_file_atomic(a.json_file, doc.dump(2) + "\n");
   }
-  return pass ? 0 : kExitCheckFailed;
+  return hosts_failed + links_failed;
 }
 
 }  // namespace
 
-int run_fabric_check(const CheckArgs& a, const std::vector<CheckExpectation>& ex, std::ostream& out,
-                     std::ostream& err, const std::atomic<bool>& stop) {
+CheckEnd run_fabric_check(const CheckRequest& a, std::ostream& out, std::ostream& doc_out,
+                          std::ostream& err, const std::atomic<bool>& stop) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string started = utc_now();
+  const std::vector<CheckExpectation> ex = check_expectations(a);
   refuse_local_options(a, ex);
   const nlohmann::json base = fabric_campaign_json(a.fabric);
   const std::string name = "check-" + base.value("name", fs::path(a.fabric).stem().string());
@@ -295,7 +296,7 @@ int run_fabric_check(const CheckArgs& a, const std::vector<CheckExpectation>& ex
     err << "rdmabench: check over the fabric: " << label << " around the ring, into " << opt.out_dir
         << "\n";
     const int rc = run_sweep(opt, err, err, stop);
-    if (rc == 130 || stop.load()) return 130;
+    if (rc == 130 || stop.load()) return CheckEnd{0, std::nullopt, true};
     judge_links(file, opt.out_dir, g, ex, fc);
     if (first_file.empty()) {
       first_file = file;
@@ -311,8 +312,10 @@ int run_fabric_check(const CheckArgs& a, const std::vector<CheckExpectation>& ex
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return report_fabric_check(a, Report{base.value("name", a.fabric), dir, started, seconds, order},
-                             fc, out);
+  CheckEnd end;
+  end.failed = report_fabric_check(
+      a, Report{base.value("name", a.fabric), dir, started, seconds, order}, fc, out, doc_out);
+  return end;
 }
 
 }  // namespace rdmabench
