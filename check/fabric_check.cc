@@ -16,6 +16,7 @@
 #include "model/check_facts.h"
 #include "model/check_host_verdict.h"
 #include "model/check_plan.h"
+#include "model/host_env_record.h"
 #include "model/result.h"
 #include "model/workload_options.h"
 #include "orchestrator/campaign/campaign.h"
@@ -163,30 +164,27 @@ void judge_hosts(const std::string& campaign_file, const std::string& dir,
   const Campaign c = load_campaign(campaign_file, "rdmabench", kAsTheSweep);
   for (size_t h = 0; h < fabric_spec(c)->hosts.size(); ++h) {
     const FabricHost& fh = fabric_spec(c)->hosts[h];
-    const nlohmann::json env = nlohmann::json::parse(
-        file_text(dir + "/env/" + slug(fh.spec.host, 80) + ".json"), nullptr, false);
-    const nlohmann::json devices =
-        env.is_object() ? env.value("devices", nlohmann::json::array()) : nlohmann::json();
-    const nlohmann::json* device = nullptr;
-    if (devices.is_array())
-      for (const nlohmann::json& d : devices)
-        if (d.is_object() && (fh.spec.device.empty() || fh.spec.device == "auto" ||
-                              d.value("name", std::string()) == fh.spec.device)) {
-          device = &d;
-          break;
-        }
+    const std::string path = dir + "/env/" + slug(fh.spec.host, 80) + ".json";
+    const nlohmann::json text = nlohmann::json::parse(file_text(path), nullptr, false);
+    std::optional<HostEnvRecord> env;
     std::string why;
-    CheckFacts facts;
-    if (!env.is_object())
-      why = "no hello from its agent (it did not start)";
-    else if (device == nullptr)
+    try {
+      if (text.is_object()) env = host_env_record_from_json(text);
+    } catch (const ConfigError& e) {
+      why = path + ": " + e.what();
+    }
+    const nlohmann::json* device = env ? env->device(fh.spec.device) : nullptr;
+    if (why.empty() && !env) why = "no hello from its agent (it did not start)";
+    if (why.empty() && device == nullptr)
       why = "its agent's hello lists no device " + fh.spec.device;
-    else
+    CheckFacts facts;
+    if (why.empty()) {
       try {
         facts = port_facts(*device, 1);
       } catch (const ConfigError& e) {
         why = e.what();
       }
+    }
     for (const CheckExpectation& e : ex) {
       if (e.traffic()) continue;
       CheckOutcome o;

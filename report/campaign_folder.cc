@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 
+#include "base/error.h"
 #include "base/file_text.h"
 #include "model/round_record.h"
 #include "model/verdict_record.h"
@@ -64,7 +65,11 @@ CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes)
       notes << "rdmabench: note: " << f.string() << " is not a host environment record; left out\n";
       continue;
     }
-    c.host_envs.push_back(std::move(j));
+    try {
+      c.host_envs.push_back(host_env_record_from_json(j));
+    } catch (const ConfigError& e) {
+      notes << "rdmabench: note: " << f.string() << ": " << e.what() << "; left out\n";
+    }
   }
   for (const auto& f : json_files(d / "failed")) {
     std::string text;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/campaign_index.h"
+#include "model/host_env_record.h"
 #include "model/round_record.h"
 #include "model/verdict_record.h"
 
@@ -23,7 +24,7 @@ struct CampaignFolder {
   // The last line of every point id, in the order of the points' first lines.
   std::vector<IndexEntry> points;
   size_t bad_index_lines = 0;
-  std::vector<nlohmann::json> host_envs;  // env/*.json objects, in name order
+  std::vector<HostEnvRecord> host_envs;  // env/*.json records, in name order
   // failed/<point_id>.json documents (any JSON object), by point id.
   std::map<std::string, nlohmann::json> failed_docs;
   // The last {"record": "cliffs"} line of index.jsonl (a search campaign with "cliff"), if any.

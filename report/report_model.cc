@@ -98,17 +98,17 @@ HostRow host_row(const std::string& role, const HostInfo& h, const nlohmann::jso
   return r;
 }
 
-HostEnv host_env(const nlohmann::json& j) {
+HostEnv host_env(const HostEnvRecord& r) {
   HostEnv e;
-  e.host = json_text(j, "host");
-  e.captured_at = json_text(j, "captured_at");
-  e.rdmabench = json_text(j, "rdmabench");
-  e.rdmabench_version = json_text(j, "rdmabench_version");
-  e.kernel = json_text(j, "kernel");
-  e.rdma_core = json_text(j, "rdma_core");
-  e.error = json_text(j, "devices_error");
-  if (j.contains("devices") && j["devices"].is_array()) {
-    for (const auto& d : j["devices"]) {
+  e.host = r.host;
+  e.captured_at = r.captured_at;
+  e.rdmabench = r.rdmabench;
+  e.rdmabench_version = r.rdmabench_version.value_or("");
+  e.kernel = r.kernel.value_or("");
+  e.rdma_core = r.rdma_core.value_or("");
+  e.error = r.devices_error.value_or("");
+  if (r.devices.is_array()) {
+    for (const auto& d : r.devices) {
       if (!d.is_object()) continue;
       HostEnv::DeviceRow row{json_text(d, "name"),   json_text(d, "transport"),
                              json_text(d, "fw_ver"), json_text(d, "node_guid"),

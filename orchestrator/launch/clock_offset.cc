@@ -7,10 +7,6 @@
 
 namespace rdmabench {
 
-nlohmann::json to_json(const ClockOffset& c) {
-  return {{"offset_s", c.offset_s}, {"uncertainty_s", c.uncertainty_s}, {"samples", c.samples}};
-}
-
 std::optional<ClockOffset> best_offset(const std::vector<ClockSample>& samples) {
   const ClockSample* best = nullptr;
   for (const ClockSample& s : samples)

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/host_env_record.h"
 #include "orchestrator/launch/launcher.h"
 
 namespace rdmabench {
@@ -20,15 +21,8 @@ struct ClockSample {
   double received_s = 0;  // the controller's clock after the answer
 };
 
-struct ClockOffset {
-  double offset_s = 0;       // host clock - controller clock
-  double uncertainty_s = 0;  // half the chosen sample's round trip
-  unsigned samples = 0;
-};
-
-// As the records write it: {"offset_s", "uncertainty_s", "samples"} (a host's env file, the
-// index's clock_offsets record).
-nlohmann::json to_json(const ClockOffset& c);
+// ClockOffset, and its records (a host's env file, the index's clock_offsets record):
+// model/host_env_record.h.
 
 // The shortest round trip's offset; nullopt for no samples.
 std::optional<ClockOffset> best_offset(const std::vector<ClockSample>& samples);

@@ -4,6 +4,7 @@
 
 #include "base/file_text.h"
 #include "base/utc_time.h"
+#include "model/host_env_record.h"
 #include "model/result.h"
 #include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/sweep/sweep_state.h"
@@ -102,9 +103,8 @@ void refresh_clocks_if_due(Sweep& s, AgentHub& hub, IndexWriter& writer) {
   std::ostringstream quiet;
   take_clocks(s, hub, quiet);
   s.clocks_at = std::chrono::steady_clock::now();
-  nlohmann::ordered_json hosts = nlohmann::ordered_json::object();
-  for (const auto& [host, c] : s.host_clocks) hosts[host] = to_json(c);
-  writer.append({{"record", "clock_offsets"}, {"time", utc_now()}, {"hosts", hosts}});
+  writer.append(
+      to_json(ClockOffsetsRecord{utc_now(), {s.host_clocks.begin(), s.host_clocks.end()}}));
 }
 
 }  // namespace rdmabench

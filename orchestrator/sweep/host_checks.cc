@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/file_text.h"
 #include "base/utc_time.h"
+#include "model/host_env_record.h"
 #include "model/result.h"
 #include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/host_env.h"
@@ -59,16 +60,29 @@ void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::
 
 }  // namespace
 
-std::optional<unsigned> write_host_env(const Sweep& s, const std::string& host, nlohmann::json env,
-                                       const ClockOffset* clock, std::ostream& err) {
-  if (clock != nullptr) env["clock_offset"] = to_json(*clock);
-  write_file_atomic(s.dir + "/env/" + slug(host, 80) + ".json", env.dump(2) + "\n");
-  if (env.contains("devices_error"))
-    err << "rdmabench: warning: " + host +
-               ": 'rdmabench devices --json' failed: " + env["devices_error"].get<std::string>() +
-               "\n";
-  if (env.value("cpus", nlohmann::json()).is_number_unsigned()) return env["cpus"].get<unsigned>();
-  return std::nullopt;
+std::optional<unsigned> write_host_env(const Sweep& s, const std::string& host,
+                                       const nlohmann::json& env, const ClockOffset* clock,
+                                       std::ostream& err) {
+  const std::string path = s.dir + "/env/" + slug(host, 80) + ".json";
+  HostEnvRecord r;
+  try {
+    r = host_env_record_from_json(env);
+  } catch (const ConfigError& e) {
+    // What a host sent that does not read as the record (an agent of another version): kept as
+    // it came, and said.
+    err << "rdmabench: warning: " << host << ": its environment does not read as a record ("
+        << e.what() << "); " << path << " holds it as captured\n";
+    nlohmann::json raw = env;
+    if (clock != nullptr) raw["clock_offset"] = to_json(*clock);
+    write_file_atomic(path, raw.dump(2) + "\n");
+    return std::nullopt;
+  }
+  if (clock != nullptr) r.clock_offset = *clock;
+  write_file_atomic(path, to_json(r).dump(2) + "\n");
+  if (r.devices_error)
+    err << "rdmabench: warning: " << host
+        << ": 'rdmabench devices --json' failed: " << *r.devices_error << "\n";
+  return r.cpus;
 }
 
 bool check_hosts(Sweep& s, std::ostream& err) {

@@ -81,8 +81,9 @@ bool check_hosts(Sweep& s, std::ostream& err);
 // its clock offset when one was measured: written to DIR/env/<host>.json (atomically), and a
 // warning when its `rdmabench devices --json` failed. Returns the host's CPU count when the
 // record has it. Both checks (host_checks.cc, agent_checks.cc) write through it.
-std::optional<unsigned> write_host_env(const Sweep& s, const std::string& host, nlohmann::json env,
-                                       const ClockOffset* clock, std::ostream& err);
+std::optional<unsigned> write_host_env(const Sweep& s, const std::string& host,
+                                       const nlohmann::json& env, const ClockOffset* clock,
+                                       std::ostream& err);
 
 // A fabric's agents, whose hellos are its host checks (agent_checks.cc); null when its launchers
 // start none.
