@@ -10,9 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,12 @@ struct Combinations {
   const std::vector<PointIds>& ids;
 };
 
+// How a driver's points run through agents (one per host, for the whole campaign).
+struct AgentUse {
+  std::map<std::string, std::string> hosts;  // HostSpec::host -> the rdmabench run there
+  std::string listen;  // where agents that connect back dial ("auto", "HOST" or "HOST:PORT")
+};
+
 class CampaignDriver {
  public:
   CampaignDriver() = default;
@@ -93,6 +101,26 @@ class CampaignDriver {
                                            std::vector<const Point*> left) const {
     return left;
   }
+  // What the sweep around its points does for it; the defaults are independent host pairs.
+  // Its points measure together across hosts (rounds with a synchronised start): the sweep
+  // measures every host's clock offset, and goes on without a host that fails its check, its
+  // points recorded failed (rather than stopping having run nothing).
+  virtual bool measures_together() const { return false; }
+  // Its points run through one agent per host when every launcher can start one; none: never.
+  virtual std::optional<AgentUse> agents() const { return std::nullopt; }
+  // What the sweep says of a host whose rdmabench `path` failed its check and is left out (a
+  // line per name it has here); only asked when measures_together().
+  virtual std::vector<std::string> left_out(const std::string& /*host*/,
+                                            const std::string& /*path*/) const {
+    return {};
+  }
+  // --dry-run: what its pairs are ("host pair(s)"), its own lines after the campaign's, and
+  // whether it lists its points one line each by combination (their commands shown once per
+  // combination) with `place` saying where each runs.
+  virtual std::string pairs_noun() const { return "host pair(s)"; }
+  virtual void describe(std::ostream& /*out*/, const Expansion& /*x*/) const {}
+  virtual std::string place(const Point& /*p*/) const { return ""; }
+
   // Its side of a sweep (run/campaign_run.h): the batches it runs and what it makes of their
   // outcomes. None (the default): every point on its own, in expansion order. (A shared_ptr:
   // this header knows CampaignRun by name only.)

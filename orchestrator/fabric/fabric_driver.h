@@ -36,6 +36,14 @@ class FabricDriver : public CampaignDriver {
   // A round runs whole: the finished partners of a flow still to run run again (fabric_run.h).
   std::vector<const Point*> to_run(const Expansion& x,
                                    std::vector<const Point*> left) const override;
+  // Rounds across hosts, through agents (fabric_describe.cc).
+  bool measures_together() const override { return true; }
+  std::optional<AgentUse> agents() const override;
+  std::vector<std::string> left_out(const std::string& host,
+                                    const std::string& path) const override;
+  std::string pairs_noun() const override { return "link(s) in rounds"; }
+  void describe(std::ostream& out, const Expansion& x) const override;
+  std::string place(const Point& p) const override;
   // Its rounds, one batch each, then the verdicts (fabric_campaign_run.cc).
   std::shared_ptr<CampaignRun> start_run(const RunSetup& setup) const override;
 

@@ -6,7 +6,6 @@
 #include "base/utc_time.h"
 #include "model/host_env_record.h"
 #include "model/result.h"
-#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/sweep/sweep_state.h"
 
 // A fabric's agents as its host checks (sweep_state.h): one agent per host, started together
@@ -50,20 +49,20 @@ std::string take_clocks(Sweep& s, AgentHub& hub, std::ostream& err) {
 
 }  // namespace
 
-bool fabric_through_agents(const Sweep& s) {
-  if (!fabric_spec(s.c)) return false;
+bool through_agents(const Sweep& s) {
+  if (!s.c.driver->agents()) return false;
   return std::all_of(s.launchers.begin(), s.launchers.end(),
                      [](const auto& l) { return starts_agents(*l.second); });
 }
 
 std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::ostream& err) {
-  if (!fabric_through_agents(s)) return nullptr;
+  if (!through_agents(s)) return nullptr;
+  const AgentUse use = *s.c.driver->agents();
   std::map<std::string, AgentHub::Host> hosts;
-  for (const FabricHost& fh : fabric_spec(s.c)->hosts)
-    hosts.try_emplace(fh.spec.host,
-                      AgentHub::Host{s.launchers.at(fh.spec.host).get(), fh.spec.rdmabench});
+  for (const auto& [host, rdmabench] : use.hosts)
+    hosts.try_emplace(host, AgentHub::Host{s.launchers.at(host).get(), rdmabench});
   AgentHubSettings settings;
-  settings.listen = fabric_spec(s.c)->agent_listen;
+  settings.listen = use.listen;
   auto hub = std::make_unique<AgentHub>(token, settings);
   const auto failed = hub->start(hosts);
   for (const std::string& step : hub->steps())
@@ -72,11 +71,10 @@ std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::
   for (const auto& [host, why] : failed) {
     err << "rdmabench: host check failed for " << join(s.hosts.at(host).roles)
         << ": its agent did not start: " << why << "\n";
-    for (const FabricHost& fh : fabric_spec(s.c)->hosts)
-      if (fh.spec.host == host) {
-        s.bad_paths[{host, fh.spec.rdmabench}] = "its agent did not start: " + why;
-        err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
-      }
+    const std::string& path = use.hosts.at(host);
+    s.bad_paths[{host, path}] = "its agent did not start: " + why;
+    for (const std::string& line : s.c.driver->left_out(host, path))
+      err << "rdmabench: " << line << "\n";
   }
   const std::string worst = take_clocks(s, *hub, err);
   if (!worst.empty())

@@ -5,7 +5,6 @@
 
 #include "model/workload_fields.h"
 #include "orchestrator/agent/agent_hub.h"
-#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/shell_quote.h"
 #include "orchestrator/launch/slurm_launcher.h"
@@ -33,55 +32,6 @@ void print_search(std::ostream& out, const Search& s, const SearchDraw& d) {
     out << "cliff: " << cliff_metric_name(s.cliff->metric) << " along " << s.cliff->along
         << ", flagged when more than " << s.cliff->threshold * 100
         << " % below the previous value (found after the sweep, written to index.jsonl)\n";
-}
-
-void print_fabric(std::ostream& out, const FabricSpec& f) {
-  size_t flows = 0;
-  for (const Round& r : f.rounds) flows += r.flows.size();
-  out << "fabric: " << f.hosts.size() << " hosts";
-  if (!f.hostfile.empty()) out << " (from " << f.hostfile << ")";
-  if (!f.allocation.empty()) out << " (the nodes of Slurm allocation " << f.allocation << ")";
-  out << ", pattern " << fabric_pattern_name(f.pattern.kind);
-  if (f.pattern.kind == FabricPatternKind::kPairwise)
-    out << (f.pattern.together ? " (both directions together: each round holds both flows of its "
-                                 "pairs, two per host)"
-            : f.pattern.both_directions
-                ? " (both directions: a second set of rounds, roles swapped)"
-                : " (one direction)");
-  out << ", " << f.rounds.size() << " round(s), " << flows << " flow(s); max flows per host: ";
-  if (f.max_flows_per_host)
-    out << *f.max_flows_per_host << "\n";
-  else
-    out << "auto (the fewest online CPUs of any host, minus one, for every host; applied when "
-           "the sweep runs: the rounds below are before that split)\n";
-  for (const FabricHost& h : f.hosts) {
-    out << "  host " << h.name << ": " << h.spec.host;
-    if (!h.spec.device.empty()) out << ", device " << h.spec.device;
-    if (!h.connect_address.empty()) out << ", peers connect to " << h.connect_address;
-    out << "\n";
-  }
-  if (f.probes) {
-    out << "probes: " << f.probes->values.dump() << ", "
-        << (f.probes->on_load_links
-                ? "on every load flow's link"
-                : std::to_string(f.probes->pairs.size()) + " named link(s), in every round")
-        << "; measured idle first (round '" << kIdleProbeRound
-        << "'), then beside each round's load\n";
-  }
-  out << "rounds (flows run at the same time within a round; data goes client -> server):\n";
-  std::string last;
-  for (const Round& r : f.rounds) {
-    out << "  " << (r.index + 1) << "/" << f.rounds.size() << " " << r.label << ":";
-    for (size_t i = 0; i < r.flows.size(); ++i)
-      out << (i == 0 ? " " : ", ") << link_name(f, r.flows[i]);
-    if (f.probes && !is_idle_probe_round(r.label)) {
-      const std::vector<Flow> probes = probe_flows(*f.probes, r, unsplit_label(r.label) != last);
-      for (size_t i = 0; i < probes.size(); ++i)
-        out << (i == 0 ? "; probes " : ", ") << link_name(f, probes[i]);
-    }
-    last = unsplit_label(r.label);
-    out << "\n";
-  }
 }
 
 // The wrapper scripts the launchers run the commands in (ssh's, slurm's), line by line.
@@ -124,9 +74,9 @@ void print_agents_launch(std::ostream& out, const Campaign& c,
       out << "  agent on " << host << ": started like a job there, stdin/stdout its connection\n";
     }
   if (step_launcher == nullptr) return;
-  const std::string rdmabench =
-      fabric_spec(c)->hosts.empty() ? "rdmabench" : fabric_spec(c)->hosts[0].spec.rdmabench;
-  const std::string listen = fabric_spec(c)->agent_listen;
+  const AgentUse use = *c.driver->agents();
+  const std::string rdmabench = use.hosts.empty() ? "rdmabench" : use.hosts.begin()->second;
+  const std::string& listen = use.listen;
   out << "  agents on " << step_hosts.size() << " node(s), one job step: "
       << step_launcher->describe_agents_step(
              step_hosts, {rdmabench, "agent", "--connect",
@@ -135,10 +85,11 @@ void print_agents_launch(std::ostream& out, const Campaign& c,
       << listen << ")\n";
 }
 
-// A fabric over ssh, local or slurm launchers runs its rounds through one agent per host.
+// A driver with agents (a fabric) over ssh, local or slurm launchers runs its points through one
+// agent per host.
 bool uses_agents(const Campaign& c,
                  const std::map<std::string, std::unique_ptr<Launcher>>& launchers) {
-  if (!fabric_spec(c)) return false;
+  if (!c.driver->agents()) return false;
   for (const auto& [host, l] : launchers)
     if (!starts_agents(*l)) return false;
   return true;
@@ -152,22 +103,15 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
   size_t skipped = 0;
   for (const auto& p : x.points) skipped += p.skipped() ? 1 : 0;
   out << "campaign " << shell_quote(c.name) << ": " << x.points.size() << " points ("
-      << c.pair_count() << (fabric_spec(c) ? " link(s) in rounds" : " host pair(s)") << " x "
-      << c.combinations() << (c.search ? " run(s) drawn by the search" : " combination(s)") << " x "
-      << c.repetitions << " repetition(s)";
+      << c.pair_count() << " " << c.driver->pairs_noun() << " x " << c.combinations()
+      << (c.search ? " run(s) drawn by the search" : " combination(s)") << " x " << c.repetitions
+      << " repetition(s)";
   if (x.excluded != 0) out << ", " << x.excluded << " excluded";
   out << "), " << skipped << " skipped as invalid";
   if (!done.empty()) out << ", " << done.size() << " already done (--resume)";
   out << "\n";
   if (c.search) print_search(out, *c.search, c.draw);
-  if (fabric_spec(c)) print_fabric(out, *fabric_spec(c));
-  if (fabric_spec(c) && fabric_spec(c)->probes) {
-    std::set<std::string> notes;
-    for (const auto& work : x.combinations)
-      if (const std::string n = probe_placement_note(*fabric_spec(c)->probes, work->values);
-          !n.empty() && notes.insert(n).second)
-        out << n << "\n";
-  }
+  c.driver->describe(out, x);
   out << "output: " << out_dir << "/<point_id>.json, " << out_dir << "/index.jsonl, " << out_dir
       << "/env/<host>.json\n";
   out << "timeout per point: " << c.timeout_s << " s; connect timeout: " << c.connect_timeout_s
@@ -205,7 +149,7 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
         p.skipped()             ? "SKIPPED: " + p.skip_reason()
         : done.count(p.id) != 0 ? "DONE (--resume: " + p.id + ".json exists and the index says ok)"
                                 : "";
-    if (fabric_spec(c)) {
+    if (c.driver->measures_together()) {
       const auto [it, first] = combination.emplace(p.work.get(), combination.size() + 1);
       if (first) {
         out << "  combination " << it->second << ": " << describe_values(p.values()) << "\n";
@@ -213,10 +157,8 @@ void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
         out << "      (every flow: the same commands on its own server and client hosts)\n";
       }
       out << "  " << (p.index + 1) << "/" << x.points.size() << " " << p.id << "  ["
-          << c.pair_name(p.pair) << ", round " << (*p.round + 1) << " "
-          << fabric_spec(c)->rounds[*p.round].label << ", repetition " << p.repetition
-          << ", combination " << it->second << "]" << (status.empty() ? "" : "  ") << status
-          << "\n";
+          << c.driver->place(p) << ", repetition " << p.repetition << ", combination " << it->second
+          << "]" << (status.empty() ? "" : "  ") << status << "\n";
       continue;
     }
     const HostPair pair = c.pair(p.pair);

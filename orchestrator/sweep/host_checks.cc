@@ -6,7 +6,6 @@
 #include "base/utc_time.h"
 #include "model/host_env_record.h"
 #include "model/result.h"
-#include "orchestrator/fabric/fabric_driver.h"
 #include "orchestrator/launch/host_env.h"
 #include "orchestrator/sweep/sweep_state.h"
 
@@ -43,9 +42,10 @@ void check_one_host(Sweep& s, const std::string& host, const HostUse& use, std::
       failures.push_back("host check failed for " + join(use.roles) + ": " + first_error);
     }
     const nlohmann::json env = capture_host_env(l, good, c.connect_timeout_s + 20);
-    // The clock offsets serve a fabric's synchronised start and windows only.
+    // The clock offsets serve the synchronised start and windows of points measured together
+    // (a fabric's rounds) only.
     std::optional<ClockOffset> clock;
-    if (fabric_spec(c)) clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
+    if (c.driver->measures_together()) clock = measure_clock_offset(l, 5, c.connect_timeout_s + 5);
     const std::optional<unsigned> cpus =
         write_host_env(s, host, env, clock ? &*clock : nullptr, err);
     std::lock_guard<std::mutex> lock(mu);
@@ -94,12 +94,12 @@ bool check_hosts(Sweep& s, std::ostream& err) {
         [&, host = h, use = u] { check_one_host(s, host, use, mu, failures, err); });
   }
   for (auto& t : threads) t.join();
-  if (!failures.empty() && fabric_spec(s.c)) {
-    // A fabric goes on without them: their links are left out (recorded failed below).
+  if (!failures.empty() && s.c.driver->measures_together()) {
+    // Points measured together go on without them: theirs are left out (recorded failed below).
     for (const auto& f : failures) err << "rdmabench: " << f << "\n";
-    for (const FabricHost& fh : fabric_spec(s.c)->hosts)
-      if (s.bad_paths.count({fh.spec.host, fh.spec.rdmabench}) != 0)
-        err << "rdmabench: fabric host " << fh.name << " is left out, with its links\n";
+    for (const auto& [host_path, why] : s.bad_paths)
+      for (const std::string& line : s.c.driver->left_out(host_path.first, host_path.second))
+        err << "rdmabench: " << line << "\n";
   } else if (!failures.empty()) {
     for (const auto& f : failures) err << "rdmabench: " << f << "\n";
     err << "rdmabench: no point was run" << std::endl;

@@ -23,7 +23,7 @@
 #include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/campaign/point_id.h"
-#include "orchestrator/fabric/fabric_driver.h"
+#include "orchestrator/fabric/fabric_driver.h"  // campaign_kinds(): the drivers it knows
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/slurm_launcher.h"
@@ -352,9 +352,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
     return 0;
   }
   start_sweep(s, out);
-  // A fabric's host checks are its agents' hellos (agent_checks.cc); the others' are commands.
-  const bool through_agents = fabric_through_agents(s);
-  if (!through_agents && !check_hosts(s, err)) {
+  // Through agents (a fabric's), the host checks are their hellos (agent_checks.cc); else commands.
+  const bool agents_run = through_agents(s);
+  if (!agents_run && !check_hosts(s, err)) {
     disconnect_all(s);
     return 1;
   }
@@ -362,7 +362,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   IndexWriter writer(s.index_path);
   record_skipped(s, writer);
   const std::string token = c.token.empty() ? random_token() : c.token;
-  std::unique_ptr<AgentHub> agents = through_agents ? start_agents(s, token, err) : nullptr;
+  std::unique_ptr<AgentHub> agents = agents_run ? start_agents(s, token, err) : nullptr;
   leave_out_failed_hosts(s, writer);
   Progress progress(err, stderr_is_terminal(), s.todo.size());
   SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());

@@ -18,7 +18,6 @@
 #include "orchestrator/agent/agent_hub.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/campaign/point_id.h"
-#include "orchestrator/fabric/fabric_run.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/sweep/resume.h"
@@ -85,10 +84,10 @@ std::optional<unsigned> write_host_env(const Sweep& s, const std::string& host,
                                        const nlohmann::json& env, const ClockOffset* clock,
                                        std::ostream& err);
 
-// A fabric's agents, whose hellos are its host checks (agent_checks.cc); null when its launchers
-// start none.
+// The agents of a driver that runs through them (a fabric's), whose hellos are its host checks
+// (agent_checks.cc); null when it has none or its launchers start none.
 std::unique_ptr<AgentHub> start_agents(Sweep& s, const std::string& token, std::ostream& err);
-bool fabric_through_agents(const Sweep& s);
+bool through_agents(const Sweep& s);
 
 // Called between a fabric's rounds: refreshes the clock offsets over the agents when due, and
 // records each refresh in the index.
