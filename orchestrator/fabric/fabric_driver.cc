@@ -1,6 +1,7 @@
 #include "orchestrator/fabric/fabric_driver.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "model/workload_fields.h"
 #include "orchestrator/fabric/fabric_point.h"
@@ -58,11 +59,11 @@ void FabricDriver::prepare() {
   links_.reserve(first.size());
   for (const auto& [key, pos] : first)
     links_.push_back(Flow{static_cast<uint32_t>(key / n), static_cast<uint32_t>(key % n)});
-  link_index_.clear();
-  link_index_.reserve(links_.size());
-  for (size_t i = 0; i < links_.size(); ++i)
-    link_index_.emplace_back(links_[i].server * n + links_[i].client, static_cast<uint32_t>(i));
-  std::sort(link_index_.begin(), link_index_.end());
+  by_key_.resize(links_.size());
+  std::iota(by_key_.begin(), by_key_.end(), 0U);
+  std::sort(by_key_.begin(), by_key_.end(), [&](uint32_t a, uint32_t b) {
+    return links_[a].server * n + links_[a].client < links_[b].server * n + links_[b].client;
+  });
   round_labels_.clear();
   for (const Round& r : spec_.rounds) round_labels_.push_back(unsplit_label(r.label));
   if (spec_.probes) {
@@ -76,9 +77,11 @@ void FabricDriver::prepare() {
 
 size_t FabricDriver::link_of(const Flow& f) const {
   const uint64_t n = spec_.hosts.size();
-  const auto it = std::lower_bound(link_index_.begin(), link_index_.end(),
-                                   std::pair<uint64_t, uint32_t>{f.server * n + f.client, 0});
-  return static_cast<size_t>(it->second);
+  const uint64_t key = f.server * n + f.client;
+  const auto it = std::lower_bound(
+      by_key_.begin(), by_key_.end(), key,
+      [&](uint32_t i, uint64_t k) { return links_[i].server * n + links_[i].client < k; });
+  return static_cast<size_t>(*it);
 }
 
 void FabricDriver::add_points(unsigned /*repetition*/, const Combinations& combinations,

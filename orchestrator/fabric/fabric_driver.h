@@ -55,9 +55,9 @@ class FabricDriver : public CampaignDriver {
  private:
   FabricSpec spec_;
   std::vector<Flow> links_;
-  std::vector<std::pair<uint64_t, uint32_t>> link_index_;  // (server * hosts + client, link)
-  std::vector<std::string> round_labels_;                  // before any cap split, by round
-  std::shared_ptr<const PointWorkload> probe_work_;        // with probes
+  std::vector<uint32_t> by_key_;           // the links by (server, client): 4 bytes a link
+  std::vector<std::string> round_labels_;  // before any cap split, by round
+  std::shared_ptr<const PointWorkload> probe_work_;  // with probes
   std::optional<PointIds> probe_ids_;
 };
 
