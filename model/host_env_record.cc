@@ -1,6 +1,9 @@
 #include "model/host_env_record.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <string_view>
 
 #include "base/error.h"
 #include "base/json_util.h"
@@ -10,6 +13,11 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
+
+// The members HostEnvRecord names; any other is kept in `other`.
+constexpr std::string_view kNamed[] = {
+    "host",      "rdmabench", "captured_at", "rdmabench_version", "kernel",
+    "rdma_core", "cpus",      "devices",     "devices_error",     "clock_offset"};
 
 std::optional<std::string> optional_text(const json& j, const std::string& ptr) {
   const json::json_pointer p(ptr);
@@ -89,9 +97,7 @@ HostEnvRecord host_env_record_from_json(const json& j) {
   if (j.contains("clock_offset") && !j["clock_offset"].is_null())
     r.clock_offset = clock_offset_from_json(j["clock_offset"], "/clock_offset");
   for (const auto& [key, value] : j.items())
-    if (key != "host" && key != "rdmabench" && key != "captured_at" && key != "rdmabench_version" &&
-        key != "kernel" && key != "rdma_core" && key != "cpus" && key != "devices" &&
-        key != "devices_error" && key != "clock_offset")
+    if (std::find(std::begin(kNamed), std::end(kNamed), key) == std::end(kNamed))
       r.other[key] = value;
   return r;
 }
