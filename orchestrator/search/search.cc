@@ -109,7 +109,8 @@ std::string value_text(const std::string& key, const nlohmann::json& v) {
   return v.dump();
 }
 
-// Canonical value k of dimension d, or the reason the field refuses it.
+}  // namespace
+
 nlohmann::json dimension_value(const SearchDimension& d, size_t k, std::string& reason) {
   nlohmann::json raw = d.value(k);
   if (d.scale != "linear") return raw;
@@ -120,6 +121,41 @@ nlohmann::json dimension_value(const SearchDimension& d, size_t k, std::string& 
     return raw;
   }
 }
+
+std::vector<SearchDimension> parse_search_space(const nlohmann::json& space,
+                                                const std::string& path) {
+  if (!space.is_object() || space.empty())
+    throw ConfigError(path, brief_json(space),
+                      "a non-empty object: workload field -> list of values or range");
+  std::vector<SearchDimension> dims;
+  for (const auto& [key, v] : space.items()) {
+    const std::string p = path + "/" + key;
+    check_field(key, v, p);
+    dims.push_back(parse_dimension(key, v, p));
+  }
+  return dims;
+}
+
+nlohmann::json parse_fixed_values(const nlohmann::json& fixed, const std::string& path,
+                                  const std::vector<SearchDimension>& space) {
+  if (!fixed.is_object())
+    throw ConfigError(path, brief_json(fixed), "an object: workload field -> one value");
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, v] : fixed.items()) {
+    const std::string p = path + "/" + key;
+    check_field(key, v, p);
+    for (const auto& d : space)
+      if (d.key == key)
+        throw ConfigError(p, brief_json(v), "a field that is not also a dimension of space");
+    if (v.is_array() && !is_list_field(key))
+      throw ConfigError(p, brief_json(v),
+                        "one value (several values make a dimension: put " + key + " in space)");
+    out[key] = canonical_field_value(key, v, p);
+  }
+  return out;
+}
+
+namespace {
 
 // The steps of parse_search, one per key of the search block.
 
@@ -155,33 +191,16 @@ void parse_seed(const nlohmann::json& j, const std::string& path, Search& s) {
 // "space" (required): one dimension per workload field, in key order.
 void parse_space(const nlohmann::json& j, const std::string& path, Search& s) {
   auto it = j.find("space");
-  if (it == j.end() || !it->is_object() || it->empty())
-    throw ConfigError(path + "/space", it == j.end() ? "(missing)" : brief_json(*it),
+  if (it == j.end())
+    throw ConfigError(path + "/space", "(missing)",
                       "a non-empty object: workload field -> list of values or range");
-  for (const auto& [key, v] : it->items()) {
-    const std::string p = path + "/space/" + key;
-    check_field(key, v, p);
-    s.space.push_back(parse_dimension(key, v, p));
-  }
+  s.space = parse_search_space(*it, path + "/space");
 }
 
 // "fixed": one canonical value per workload field that is not a dimension.
 void parse_fixed(const nlohmann::json& j, const std::string& path, Search& s) {
-  auto it = j.find("fixed");
-  if (it == j.end()) return;
-  if (!it->is_object())
-    throw ConfigError(path + "/fixed", brief_json(*it), "an object: workload field -> one value");
-  for (const auto& [key, v] : it->items()) {
-    const std::string p = path + "/fixed/" + key;
-    check_field(key, v, p);
-    for (const auto& d : s.space)
-      if (d.key == key)
-        throw ConfigError(p, brief_json(v), "a field that is not also a dimension of space");
-    if (v.is_array() && !is_list_field(key))
-      throw ConfigError(p, brief_json(v),
-                        "one value (several values make a dimension: put " + key + " in space)");
-    s.fixed[key] = canonical_field_value(key, v, p);
-  }
+  if (auto it = j.find("fixed"); it != j.end())
+    s.fixed = parse_fixed_values(*it, path + "/fixed", s.space);
 }
 
 // "cliff/along": a dimension of the space (which becomes the line, s.line_dim) or "sizes" when

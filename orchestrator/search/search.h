@@ -94,4 +94,14 @@ SearchDraw draw_search(const Search& s,
 
 const char* search_method_name(SearchMethod m);
 
+// The parts of a search block other blocks share (a hunt's, orchestrator/hunt/hunt_spec.h).
+// A "space" object: one dimension per workload field, in key order; errors name `path` ("/space").
+std::vector<SearchDimension> parse_search_space(const nlohmann::json& space,
+                                                const std::string& path);
+// A "fixed" object: one canonical value per workload field that is not a dimension of `space`.
+nlohmann::json parse_fixed_values(const nlohmann::json& fixed, const std::string& path,
+                                  const std::vector<SearchDimension>& space);
+// Canonical value k of dimension d, or (in `reason`, when empty) why the field refuses it.
+nlohmann::json dimension_value(const SearchDimension& d, size_t k, std::string& reason);
+
 }  // namespace rdmabench

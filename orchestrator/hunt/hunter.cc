@@ -1,0 +1,278 @@
+#include "orchestrator/hunt/hunter.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rdmabench {
+namespace {
+
+constexpr double kLearn = 0.7;     // how far a generation moves the model
+constexpr double kUniform = 0.2;   // the share of each factor's distribution kept uniform
+constexpr unsigned kDraws = 1000;  // draws per asked point before plain random ones
+
+// The terms that fired at discovery still fire (or, for none, any does).
+bool persists(const Score& found, const Score& now) {
+  const std::vector<std::string> was = found.fired();
+  for (const std::string& t : now.fired())
+    if (was.empty() || std::find(was.begin(), was.end(), t) != was.end()) return true;
+  return false;
+}
+
+}  // namespace
+
+const char* hunt_step_name(HuntStep s) {
+  switch (s) {
+    case HuntStep::kSearch:
+      return "search";
+    case HuntStep::kRepeat:
+      return "repeat";
+    case HuntStep::kReset:
+      return "reset";
+    case HuntStep::kConfirm:
+      return "confirm";
+  }
+  return "?";
+}
+
+const char* case_state_name(CaseState s) {
+  switch (s) {
+    case CaseState::kRepeating:
+      return "repeating";
+    case CaseState::kResetting:
+      return "resetting";
+    case CaseState::kConfirming:
+      return "confirming";
+    case CaseState::kConfirmed:
+      return "confirmed";
+    case CaseState::kNotRepeated:
+      return "not repeated";
+    case CaseState::kNotConfirmed:
+      return "not confirmed";
+  }
+  return "?";
+}
+
+Hunter::Hunter(HuntSpec spec, Check check)
+    : spec_(std::move(spec)), check_(std::move(check)), scorer_(spec_.score), rng_(spec_.seed) {
+  start_model();
+}
+
+void Hunter::start_model() {
+  model_.clear();
+  for (const SearchDimension& d : spec_.space)
+    model_.emplace_back(d.size(), 1.0 / static_cast<double>(d.size()));
+  elite_.clear();
+  in_generation_ = 0;
+}
+
+nlohmann::json Hunter::values_of(const Point& p) const {
+  nlohmann::json v = spec_.fixed;
+  for (size_t i = 0; i < p.size(); ++i) {
+    std::string reason;
+    v[spec_.space[i].key] = dimension_value(spec_.space[i], p[i], reason);
+  }
+  return v;
+}
+
+Hunter::Point Hunter::random_point() {
+  Point p;
+  for (const SearchDimension& d : spec_.space) p.push_back(rng_.below(d.size()));
+  return p;
+}
+
+Hunter::Point Hunter::draw_point() {
+  Point p;
+  for (const std::vector<double>& probs : model_) {
+    double u = rng_.unit();
+    size_t k = 0;
+    while (k + 1 < probs.size() && u >= probs[k]) u -= probs[k++];
+    p.push_back(k);
+  }
+  return p;
+}
+
+// Each factor's distribution moved kLearn of the way to its values' frequencies among the
+// elite, with kUniform of it kept uniform.
+void Hunter::learn_generation() {
+  if (elite_.empty()) return;
+  for (size_t i = 0; i < model_.size(); ++i) {
+    std::vector<double> freq(model_[i].size(), 0);
+    for (const auto& [climb, p] : elite_) freq[p[i]] += 1.0 / static_cast<double>(elite_.size());
+    const double n = static_cast<double>(model_[i].size());
+    for (size_t k = 0; k < model_[i].size(); ++k) {
+      const double learned = (1 - kLearn) * model_[i][k] + kLearn * freq[k];
+      model_[i][k] = (1 - kUniform) * learned + kUniform / n;
+    }
+  }
+}
+
+bool Hunter::matches_known(const nlohmann::json& values) const {
+  for (const AnomalyCase& c : cases_) {
+    if (c.state != CaseState::kConfirmed) continue;
+    bool all = true;
+    for (const auto& [k, v] : c.trigger.items())
+      all = all && values.value(k, nlohmann::json()) == v;
+    if (all) return true;
+  }
+  return false;
+}
+
+std::optional<Evaluation> Hunter::next() {
+  if (!queue_.empty()) {
+    Evaluation e = queue_.front();
+    queue_.erase(queue_.begin());
+    e.seq = ++seq_;
+    return e;
+  }
+  if (search_ended_ || seq_ >= spec_.budget) return std::nullopt;
+  for (unsigned tries = 0; tries < 2 * kDraws; ++tries) {
+    const Point p = tries < kDraws ? draw_point() : random_point();
+    const nlohmann::json v = values_of(p);
+    if (climbed_.count(v.dump()) != 0 || !check_(v).empty()) continue;
+    asked_ = p;
+    Evaluation e;
+    e.seq = ++seq_;
+    e.values = v;
+    return e;
+  }
+  return std::nullopt;  // nothing left to measure that the client accepts
+}
+
+void Hunter::observe(const Evaluation& e, const Measurement& m) {
+  scorer_.learn(e.values, m);
+  const Score s = scorer_.score(e.values, m);
+  history_.push_back({e, m, s});
+  if (e.step == HuntStep::kSearch) {
+    const bool known = matches_known(e.values);
+    const double climb = known ? 0 : s.climb;
+    climbed_[e.values.dump()] = climb;
+    if (asked_) {
+      elite_.emplace_back(climb, *asked_);
+      std::stable_sort(elite_.begin(), elite_.end(),
+                       [](const auto& a, const auto& b) { return a.first > b.first; });
+      if (elite_.size() > kElite) elite_.resize(kElite);
+      if (++in_generation_ == kGeneration) {
+        learn_generation();
+        in_generation_ = 0;
+      }
+    }
+    asked_.reset();
+    if (!s.anomalous()) return;
+    if (known) {
+      for (AnomalyCase& c : cases_)
+        if (c.state == CaseState::kConfirmed && c.same_as == SIZE_MAX) {
+          bool all = true;
+          for (const auto& [k, v] : c.trigger.items())
+            all = all && e.values.value(k, nlohmann::json()) == v;
+          if (all) c.also_at.push_back(e.seq);
+        }
+      return;
+    }
+    open_case(e, s);
+    return;
+  }
+  AnomalyCase& c = cases_.at(e.case_index);
+  if (e.step == HuntStep::kRepeat) {
+    c.repeat = s;
+    after_repeat(c);
+  } else if (e.step == HuntStep::kReset) {
+    for (FactorReset& r : c.resets)
+      if (r.factor == e.factor) {
+        r.score = s;
+        r.removes = !persists(c.found, s);
+      }
+    const bool all = std::all_of(c.resets.begin(), c.resets.end(), [](const FactorReset& r) {
+      return r.score.has_value() || !r.refused.empty();
+    });
+    if (all) after_resets(c);
+  } else {
+    c.confirm = s;
+    after_confirm(c, e.case_index);
+  }
+}
+
+void Hunter::open_case(const Evaluation& e, const Score& s) {
+  AnomalyCase c;
+  c.values = e.values;
+  c.found_at = e.seq;
+  c.found = s;
+  cases_.push_back(std::move(c));
+  Evaluation again;
+  again.step = HuntStep::kRepeat;
+  again.values = e.values;
+  again.case_index = cases_.size() - 1;
+  queue_.push_back(std::move(again));
+}
+
+void Hunter::after_repeat(AnomalyCase& c) {
+  const size_t index = static_cast<size_t>(&c - cases_.data());
+  if (!persists(c.found, *c.repeat)) {
+    c.state = CaseState::kNotRepeated;
+    return;
+  }
+  c.state = CaseState::kResetting;
+  for (const SearchDimension& d : spec_.space) {
+    const nlohmann::json& from = c.values[d.key];
+    const nlohmann::json& to = spec_.baseline[d.key];
+    if (from == to) continue;
+    FactorReset r{d.key, from, to, std::nullopt, "", false};
+    nlohmann::json v = c.values;
+    v[d.key] = to;
+    r.refused = check_(v);
+    if (r.refused.empty()) {
+      Evaluation e;
+      e.step = HuntStep::kReset;
+      e.values = std::move(v);
+      e.factor = d.key;
+      e.case_index = index;
+      queue_.push_back(std::move(e));
+    }
+    c.resets.push_back(std::move(r));
+  }
+  if (queue_.empty()) after_resets(c);
+}
+
+void Hunter::after_resets(AnomalyCase& c) {
+  for (const FactorReset& r : c.resets)
+    if (r.removes || !r.refused.empty()) c.trigger[r.factor] = r.from;
+  c.confirm_values = spec_.baseline_values();
+  for (const auto& [k, v] : c.trigger.items()) c.confirm_values[k] = v;
+  const std::string refused = check_(c.confirm_values);
+  if (!refused.empty()) {
+    c.state = CaseState::kNotConfirmed;
+    c.note = "the baseline with only the trigger's values is refused: " + refused;
+    return;
+  }
+  c.state = CaseState::kConfirming;
+  Evaluation e;
+  e.step = HuntStep::kConfirm;
+  e.values = c.confirm_values;
+  e.case_index = static_cast<size_t>(&c - cases_.data());
+  queue_.push_back(std::move(e));
+}
+
+void Hunter::after_confirm(AnomalyCase& c, size_t index) {
+  if (!persists(c.found, *c.confirm)) {
+    c.state = CaseState::kNotConfirmed;
+    c.note = "the baseline with only the trigger's values is not anomalous";
+    return;
+  }
+  c.state = CaseState::kConfirmed;
+  start_model();  // look elsewhere: its trigger's points climb nothing from now on
+  for (size_t i = 0; i < index; ++i)
+    if (cases_[i].state == CaseState::kConfirmed && cases_[i].same_as == SIZE_MAX &&
+        cases_[i].trigger == c.trigger) {
+      c.same_as = i;
+      cases_[i].also_at.push_back(c.found_at);
+      return;
+    }
+}
+
+std::vector<const AnomalyCase*> Hunter::anomalies() const {
+  std::vector<const AnomalyCase*> out;
+  for (const AnomalyCase& c : cases_)
+    if (c.state == CaseState::kConfirmed && c.same_as == SIZE_MAX) out.push_back(&c);
+  return out;
+}
+
+}  // namespace rdmabench

@@ -1,0 +1,136 @@
+#pragma once
+// The decisions of a hunt (hunt_spec.h), apart from how its evaluations run: the sweep's hunt
+// run (hunt_run.h) and the bench's synthetic landscapes (bench/hunt_bench.cc) drive the same
+// Hunter. One evaluation at a time: next() says what to measure, observe() takes what was.
+//
+// Search: the cross-entropy method, a model of where the score is high. Each factor has a
+// distribution over its values, uniform at first; points are drawn from them (never one already
+// measured, nor one the client would refuse) in generations of kGeneration; after each, every
+// factor's distribution moves most of the way (kLearn) to the frequencies of its values among the
+// elite (the kElite points of highest climb measured so far, anomaly_score.h Score::climb), with a
+// fifth of it kept uniform so that no value is ever left out. Counters that rise as a workload
+// meets more of a trigger's conditions make the elite share those values, so the draws close in on
+// the trigger one factor at a time (an annealing's one-factor step needs the right factor and value
+// at once; bench/README.md "Hunting" has both measured). A point that matches a trigger already
+// found climbs nothing, and each new anomaly starts the model over, so the search moves on.
+//
+// Explanation: when a search point is anomalous (and matches no trigger found), it is measured
+// again (noise is not an anomaly); then each factor not at its baseline is set back to it alone;
+// the factors whose reset removes the anomaly (none of the terms that fired at discovery fire)
+// are the trigger; the baseline with only the trigger's values is measured to confirm it. An
+// explanation runs to its end even past the budget (at most the factors + 2 evaluations).
+// Deterministic: the same spec, seed and measurements give the same evaluations.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/hunt/anomaly_score.h"
+#include "orchestrator/hunt/hunt_spec.h"
+#include "orchestrator/search/sampling.h"
+
+namespace rdmabench {
+
+enum class HuntStep : uint8_t { kSearch, kRepeat, kReset, kConfirm };
+const char* hunt_step_name(HuntStep s);  // "search", "repeat", "reset", "confirm"
+
+struct Evaluation {
+  uint64_t seq = 0;  // 1-based, in the order asked
+  HuntStep step = HuntStep::kSearch;
+  nlohmann::json values;  // canonical workload values (fixed ones included)
+  std::string factor;     // kReset: the factor set back to its baseline
+  size_t case_index = 0;  // kRepeat, kReset, kConfirm: the case it explains
+};
+
+struct FactorReset {
+  std::string factor;
+  nlohmann::json from;         // its value where the anomaly was found
+  nlohmann::json to;           // its baseline
+  std::optional<Score> score;  // measured with it reset (none when refused)
+  std::string refused;         // why the client refuses the reset point (the factor is kept)
+  bool removes = false;        // the reset removed the anomaly
+};
+
+enum class CaseState : uint8_t {
+  kRepeating,
+  kResetting,
+  kConfirming,
+  kConfirmed,
+  kNotRepeated,
+  kNotConfirmed
+};
+const char* case_state_name(CaseState s);
+
+// An anomalous search point and its explanation.
+struct AnomalyCase {
+  nlohmann::json values;  // where it was found
+  uint64_t found_at = 0;  // the evaluation's seq
+  Score found;
+  std::optional<Score> repeat;
+  std::vector<FactorReset> resets;  // factors not at their baseline, in the space's order
+  nlohmann::json trigger = nlohmann::json::object();  // factor -> value
+  nlohmann::json confirm_values;
+  std::optional<Score> confirm;
+  std::string note;  // why it could not be confirmed, when it could not be asked
+  CaseState state = CaseState::kRepeating;
+  std::vector<uint64_t> also_at;  // later search points that matched its trigger
+  size_t same_as = SIZE_MAX;      // confirmed with the trigger of this earlier case
+};
+
+// One evaluation as the hunter saw it.
+struct HuntRecord {
+  Evaluation evaluation;
+  Measurement measurement;
+  Score score;
+};
+
+class Hunter {
+ public:
+  static constexpr size_t kGeneration = 8;
+  static constexpr size_t kElite = 3;
+  using Check = std::function<std::string(const nlohmann::json&)>;  // "" = the client accepts
+
+  Hunter(HuntSpec spec, Check check);
+  std::optional<Evaluation> next();
+  void observe(const Evaluation& e, const Measurement& m);
+  void end_search() { search_ended_ = true; }  // no new search step; explanations finish
+
+  const HuntSpec& spec() const { return spec_; }
+  const std::vector<AnomalyCase>& cases() const { return cases_; }
+  const std::vector<HuntRecord>& history() const { return history_; }
+  // Confirmed cases, first of each trigger (grouped: same_as == SIZE_MAX).
+  std::vector<const AnomalyCase*> anomalies() const;
+
+ private:
+  using Point = std::vector<size_t>;
+  nlohmann::json values_of(const Point& p) const;
+  Point random_point();
+  Point draw_point();
+  void learn_generation();
+  void start_model();
+  bool matches_known(const nlohmann::json& values) const;
+  void open_case(const Evaluation& e, const Score& s);
+  void after_repeat(AnomalyCase& c);
+  void after_resets(AnomalyCase& c);
+  void after_confirm(AnomalyCase& c, size_t index);
+
+  HuntSpec spec_;
+  Check check_;
+  Scorer scorer_;
+  SampleRng rng_;
+  std::vector<std::vector<double>> model_;       // per factor: the probability of each value
+  std::vector<std::pair<double, Point>> elite_;  // the best measured since the model started
+  size_t in_generation_ = 0;
+  std::vector<Evaluation> queue_;          // explanation steps to ask, in order
+  std::map<std::string, double> climbed_;  // measured search points: values -> climb
+  std::optional<Point> asked_;             // the search point in flight
+  uint64_t seq_ = 0;
+  bool search_ended_ = false;
+  std::vector<AnomalyCase> cases_;
+  std::vector<HuntRecord> history_;
+};
+
+}  // namespace rdmabench

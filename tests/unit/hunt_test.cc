@@ -1,0 +1,181 @@
+// The `hunt` block: parsing (defaults, JSON-path errors), the anomaly score (its terms, classes
+// that keep what is slower by nature apart), and the Hunter against small synthetic landscapes:
+// a planted trigger found and named exactly (its confirmation measured), noise that does not
+// repeat dropped, nothing reported where nothing is planted, the same seed giving the same steps.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "base/error.h"
+#include "model/workload_fields.h"
+#include "orchestrator/hunt/anomaly_score.h"
+#include "orchestrator/hunt/hunt_spec.h"
+#include "orchestrator/hunt/hunter.h"
+
+namespace rdmabench {
+namespace {
+
+using nlohmann::json;
+
+std::string field_of(const json& hunt) {
+  try {
+    parse_hunt(hunt, "/hunt");
+  } catch (const ConfigError& e) {
+    return e.field();
+  }
+  return "(accepted)";
+}
+
+TEST(HuntSpec, DefaultSpaceBaselineAndDuration) {
+  const HuntSpec h = parse_hunt(json::object(), "/hunt");
+  std::set<std::string> keys;
+  for (const auto& d : h.space) keys.insert(d.key);
+  for (const char* k : {"op", "qp", "mode", "sizes", "tx_depth", "signal_every", "sge", "post_list",
+                        "qps_per_thread", "threads", "inline_size", "mtu", "tos"})
+    EXPECT_TRUE(keys.count(k)) << k;
+  EXPECT_GE(h.combinations(), 100000U);
+  EXPECT_EQ(h.baseline["op"], "write");
+  EXPECT_EQ(h.baseline["mtu"], 0);  // the ports' active MTU
+  EXPECT_EQ(h.baseline["sizes"], json::array({65536}));
+  EXPECT_EQ(h.fixed["duration_s"], 1.0);
+  EXPECT_EQ(h.fixed["warmup_s"], 0.25);
+  EXPECT_EQ(h.budget, 200U);
+}
+
+TEST(HuntSpec, ErrorsNameTheField) {
+  EXPECT_EQ(field_of({{"budget", 0}}), "/hunt/budget");
+  EXPECT_EQ(field_of({{"space", {{"mtu", {1024, 4096}}}}, {"baseline", {{"tos", 0}}}}),
+            "/hunt/baseline/tos");
+  EXPECT_EQ(field_of({{"space", {{"mtu", {1024, 333}}}}}), "/hunt/space/mtu/1");
+  EXPECT_EQ(field_of({{"score", {{"bw_below", 1.5}}}}), "/hunt/score/bw_below");
+  EXPECT_EQ(field_of({{"score", {{"same", {"op", "colour"}}}}}), "/hunt/score/same/1");
+  EXPECT_EQ(field_of({{"budget", 10}, {"colour", 1}}), "/hunt/colour");
+  EXPECT_EQ(field_of({{"space", {{"qp", {"ud"}}}}, {"baseline", {{"qp", "ud"}}}}),
+            "/hunt/baseline");  // ud with the default write: refused by the client
+}
+
+Measurement bw(double gbps, double loss = 0) {
+  Measurement m;
+  m.ok = true;
+  m.gbps = gbps;
+  m.loss_ppm = loss;
+  return m;
+}
+
+TEST(AnomalyScore, TermsFireAtTheirLimitsWithinAClass) {
+  Scorer s(ScoreSpec{});
+  const json write = {{"op", "write"}, {"sizes", {4096}}};
+  const json read = {{"op", "read"}, {"sizes", {4096}}};
+  s.learn(write, bw(20));
+  s.learn(read, bw(8));  // slower by nature: its own class
+  EXPECT_FALSE(s.score(read, bw(8)).anomalous());
+  EXPECT_FALSE(s.score(write, bw(11)).anomalous());
+  const Score slow = s.score(write, bw(9));
+  EXPECT_EQ(slow.fired(), std::vector<std::string>{"throughput"});
+  const Score lossy = s.score(write, bw(19, 250));
+  EXPECT_EQ(lossy.fired(), std::vector<std::string>{"loss"});
+  EXPECT_DOUBLE_EQ(lossy.worst(), 2.5);
+  Measurement failed;
+  failed.error = "timed out";
+  EXPECT_EQ(s.score(write, failed).fired(), std::vector<std::string>{"failed"});
+  const Score back = score_from_json(to_json(lossy));
+  EXPECT_EQ(back.fired(), lossy.fired());
+  EXPECT_DOUBLE_EQ(back.climb, lossy.climb);
+}
+
+// A small space; the landscape loses packets where all of `trigger` holds (and, with `noise_at`,
+// once at that point's first measurement only).
+struct Landscape {
+  json trigger;
+  json noise_at;
+  int measured_noise = 0;
+  Measurement operator()(const json& v) {
+    bool all = !trigger.empty();
+    for (const auto& [k, x] : trigger.items()) all = all && v[k] == x;
+    if (!noise_at.is_null() && v == noise_at && measured_noise++ == 0) return bw(10, 5000);
+    return bw(all ? 3 : 10, all ? 3000 : 0);
+  }
+};
+
+HuntSpec small_space(uint64_t budget, uint64_t seed) {
+  return parse_hunt({{"budget", budget},
+                     {"seed", seed},
+                     {"space",
+                      {{"mtu", {1024, 2048, 4096}},
+                       {"tos", {0, 40, 104, 184}},
+                       {"sge", {1, 2, 4}},
+                       {"post_list", {1, 4, 16}}}}},
+                    "/hunt");
+}
+
+std::string accept_all(const json&) { return ""; }
+
+TEST(Hunter, NamesAPlantedTriggerExactlyAndConfirmsIt) {
+  Landscape l{{{"mtu", 4096}, {"tos", 104}}, nullptr};
+  Hunter h(small_space(60, 3), accept_all);
+  while (auto e = h.next()) h.observe(*e, l(e->values));
+  ASSERT_EQ(h.anomalies().size(), 1U);
+  const AnomalyCase& a = *h.anomalies()[0];
+  EXPECT_EQ(a.trigger, (json{{"mtu", 4096}, {"tos", 104}}));
+  ASSERT_TRUE(a.confirm.has_value());
+  EXPECT_TRUE(a.confirm->anomalous());
+  EXPECT_EQ(a.confirm_values["mtu"], 4096);
+  EXPECT_EQ(a.confirm_values["sge"], 1);  // the rest at the baseline
+  for (const FactorReset& r : a.resets)
+    EXPECT_EQ(r.removes, r.factor == "mtu" || r.factor == "tos") << r.factor;
+}
+
+TEST(Hunter, NothingWhereNothingIsPlanted) {
+  Landscape l{json::object(), nullptr};
+  Hunter h(small_space(40, 5), accept_all);
+  uint64_t n = 0;
+  while (auto e = h.next()) {
+    h.observe(*e, l(e->values));
+    ++n;
+  }
+  EXPECT_EQ(n, 40U);
+  EXPECT_TRUE(h.anomalies().empty());
+  EXPECT_TRUE(h.cases().empty());
+}
+
+TEST(Hunter, NoiseThatDoesNotRepeatIsDropped) {
+  // The landscape's first point is lossy once.
+  Hunter probe(small_space(1, 9), accept_all);
+  const json first = probe.next()->values;
+  Landscape l{json::object(), first};
+  Hunter h(small_space(10, 9), accept_all);
+  while (auto e = h.next()) h.observe(*e, l(e->values));
+  ASSERT_EQ(h.cases().size(), 1U);
+  EXPECT_EQ(h.cases()[0].state, CaseState::kNotRepeated);
+  EXPECT_TRUE(h.anomalies().empty());
+}
+
+TEST(Hunter, SameSeedSameSteps) {
+  auto steps = [](uint64_t seed) {
+    Landscape l{{{"sge", 4}}, nullptr};
+    Hunter h(small_space(30, seed), accept_all);
+    std::vector<std::string> out;
+    while (auto e = h.next()) {
+      out.push_back(std::string(hunt_step_name(e->step)) + e->values.dump());
+      h.observe(*e, l(e->values));
+    }
+    return out;
+  };
+  EXPECT_EQ(steps(4), steps(4));
+  EXPECT_NE(steps(4), steps(5));
+}
+
+TEST(Hunter, NeverAsksWhatTheClientRefuses) {
+  Hunter h(small_space(50, 2), [](const json& v) {
+    return v["sge"] == 4 ? std::string("sge 4 refused") : std::string();
+  });
+  Landscape l{json::object(), nullptr};
+  while (auto e = h.next()) {
+    EXPECT_NE(e->values["sge"], 4);
+    h.observe(*e, l(e->values));
+  }
+}
+
+}  // namespace
+}  // namespace rdmabench
