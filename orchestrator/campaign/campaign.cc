@@ -109,6 +109,18 @@ void parse_ssh_config(const nlohmann::json& j, const std::string& base_dir, Camp
 // The workload space: a "matrix" (every combination, with optional excludes) or a "search"
 // (points drawn now, each checked as a workload when drawn).
 void parse_workload_space(const nlohmann::json& j, Campaign& c) {
+  if (auto hunt = j.find("hunt"); hunt != j.end()) {
+    for (const char* other : {"matrix", "search", "exclude"})
+      if (j.contains(other))
+        throw ConfigError("/hunt", brief_json(*hunt),
+                          std::string("a hunt on its own: no \"") + other +
+                              "\" beside it (the hunt's space says what it measures)");
+    if (j.contains("fabric") || c.driver->pair_count() != 1)
+      throw ConfigError("/hosts", j.contains("hosts") ? brief_json(j["hosts"]) : "(none)",
+                        "one host pair for a hunt (it measures one link or device at a time)");
+    c.hunt = parse_hunt(*hunt, "/hunt");
+    return;
+  }
   const auto search = j.find("search");
   if (search != j.end() && j.contains("matrix"))
     throw ConfigError(
@@ -117,7 +129,8 @@ void parse_workload_space(const nlohmann::json& j, Campaign& c) {
   if (search == j.end() && !j.contains("matrix"))
     throw ConfigError(
         "/matrix", "(missing)",
-        "a \"matrix\" object (every combination) or a \"search\" object (sampled points)");
+        "a \"matrix\" object (every combination), a \"search\" object (sampled points) or a "
+        "\"hunt\" object (anomalies)");
   if (search != j.end()) {
     c.search = parse_search(*search, "/search");
     if (auto it = j.find("exclude"); it != j.end())
@@ -165,8 +178,8 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   std::vector<DriverKind> kinds{pair_kind()};
   kinds.insert(kinds.end(), options.kinds.begin(), options.kinds.end());
   std::vector<std::string> keys{
-      "name",    "description", "launcher",  "ssh_config", "connect_timeout_s", "matrix", "search",
-      "exclude", "repetitions", "timeout_s", "token"};
+      "name",   "description", "launcher", "ssh_config",  "connect_timeout_s", "matrix",
+      "search", "hunt",        "exclude",  "repetitions", "timeout_s",         "token"};
   for (const DriverKind& k : kinds) keys.insert(keys.begin() + 2 + (&k - kinds.data()), k.key);
   check_keys(j, "", keys);
   Campaign c;
@@ -179,6 +192,7 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   parse_launcher(j, options, c);
   std::shared_ptr<CampaignDriver> driver;
   parse_driver(j, base_dir, self_exe, kinds, c, driver);
+  c.driver = driver;
   parse_ssh_config(j, base_dir, c);
   c.connect_timeout_s = get_seconds(j, "connect_timeout_s", "", 10, 0, 600);
   c.timeout_s = get_seconds(j, "timeout_s", "", 300, 0, 86400);

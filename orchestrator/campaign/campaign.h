@@ -16,6 +16,7 @@
 #include "orchestrator/campaign/campaign_driver.h"
 #include "orchestrator/campaign/host_spec.h"
 #include "orchestrator/campaign/matrix.h"
+#include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/launch/slurm_allocation.h"
 #include "orchestrator/search/search.h"
 
@@ -39,6 +40,9 @@ struct Campaign {
   std::vector<Exclude> excludes;
   std::optional<Search> search;  // a "search" block instead of a matrix
   SearchDraw draw;               // its runs, drawn when the campaign is parsed
+  // A "hunt" block instead of a matrix (orchestrator/hunt/): its points are made as it goes
+  // (run/hunt_run.h), none by expand(); on one host pair.
+  std::optional<HuntSpec> hunt;
   unsigned repetitions = 1;
   double timeout_s = 300;         // per point: server start to client exit
   double connect_timeout_s = 10;  // ssh ConnectTimeout and the reachability check
@@ -54,8 +58,11 @@ struct Campaign {
   HostPair pair(size_t i) const { return driver->pair(i); }
   std::string pair_name(size_t i) const { return driver->pair_name(i); }
 
-  // The workload combinations: the matrix's, or the runs drawn by the search.
-  size_t combinations() const { return search ? draw.runs.size() : matrix.size(); }
+  // The workload combinations: the matrix's, or the runs drawn by the search (a hunt: none).
+  size_t combinations() const {
+    if (hunt) return 0;
+    return search ? draw.runs.size() : matrix.size();
+  }
   nlohmann::json combination(size_t k) const {
     return search ? draw.runs.at(k).values : matrix.combination(k);
   }

@@ -54,7 +54,7 @@ void Scorer::learn(const nlohmann::json& values, const Measurement& m) {
 Score Scorer::score(const nlohmann::json& values, const Measurement& m) const {
   Score s;
   if (!m.ok) {
-    if (spec_.failed) add(s, "failed", 1, 1, 1);
+    if (spec_.failed && !m.refused) add(s, "failed", 1, 1, 1);
     return s;
   }
   const std::string k = class_of(values);

@@ -34,7 +34,9 @@ struct ScoreSpec {
 // What a hunt reads of one evaluation (from its result's brief, or a synthetic landscape).
 struct Measurement {
   bool ok = false;
-  std::string error;  // why it failed ("" when ok)
+  std::string error;     // why it failed ("" when ok)
+  bool refused = false;  // the client refused the workload on this device (its exit status 2,
+                         // e.g. an MTU above the port's): never anomalous, a point to avoid
   std::optional<double> gbps;
   std::optional<double> p50_ns;
   std::optional<double> p99_ns;

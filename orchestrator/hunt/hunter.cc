@@ -179,7 +179,8 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
     for (FactorReset& r : c.resets)
       if (r.factor == e.factor) {
         r.score = s;
-        r.removes = !persists(c.found, s);
+        r.removes = !m.refused && !persists(c.found, s);
+        if (m.refused) r.refused = m.error;  // the device refuses it: the factor is kept
       }
     const bool all = std::all_of(c.resets.begin(), c.resets.end(), [](const FactorReset& r) {
       return r.score.has_value() || !r.refused.empty();
@@ -187,7 +188,7 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
     if (all) after_resets(c);
   } else {
     c.confirm = s;
-    after_confirm(c, e.case_index);
+    after_confirm(c, e.case_index, m);
   }
 }
 
@@ -251,10 +252,12 @@ void Hunter::after_resets(AnomalyCase& c) {
   queue_.push_back(std::move(e));
 }
 
-void Hunter::after_confirm(AnomalyCase& c, size_t index) {
+void Hunter::after_confirm(AnomalyCase& c, size_t index, const Measurement& m) {
   if (!persists(c.found, *c.confirm)) {
     c.state = CaseState::kNotConfirmed;
-    c.note = "the baseline with only the trigger's values is not anomalous";
+    c.note = m.refused
+                 ? "the device refuses the baseline with only the trigger's values: " + m.error
+                 : "the baseline with only the trigger's values is not anomalous";
     return;
   }
   c.state = CaseState::kConfirmed;

@@ -115,7 +115,7 @@ class Hunter {
   void open_case(const Evaluation& e, const Score& s);
   void after_repeat(AnomalyCase& c);
   void after_resets(AnomalyCase& c);
-  void after_confirm(AnomalyCase& c, size_t index);
+  void after_confirm(AnomalyCase& c, size_t index, const Measurement& m);
 
   HuntSpec spec_;
   Check check_;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ struct RunSetup {
   const std::string& token;
   const std::atomic<bool>& stop;
   PointRecorder& recorder;
+  // The ids an earlier sweep finished (--resume): what a driver that makes its points as it goes
+  // (a hunt) reads back rather than runs.
+  const std::set<std::string>& done_ids;
 };
 
 class CampaignRun {

@@ -119,6 +119,7 @@ PointOutcome run_point(const Point& p, const PointContext& ctx) {
   while (server->running() && Clock::now() < server_deadline) pump_jobs({server.get()}, 100);
 
   const std::string why = judge_client(*client, ch, o.brief);
+  o.client_status = client->status();
   if (o.brief.document) o.document = client->out();
   return finish(why.empty(), why);
 }

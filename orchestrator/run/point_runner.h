@@ -24,6 +24,7 @@ struct PointOutcome {
   std::string server_step;  // the Slurm steps both ends ran as ("JOB.STEP"; slurm launcher)
   std::string client_step;
   double duration_s = 0;
+  int client_status = -1;  // the client's exit status, once it exited (-1: it did not, or unknown)
 };
 
 // argv of both ends (the client's address and port come from the server's ready line). A server

@@ -106,6 +106,9 @@ void read_resume_state(Sweep& s, std::ostream& err) {
       if (fs::exists(s.dir + "/" + p.id + ".json", ec)) existing.insert(p.id);
     }
     s.done = done_points(ids, s.index, existing);
+    if (s.c.hunt)  // its points are made as it goes: every finished one it finds is done
+      for (const auto& [id, entry] : s.index)
+        if (entry.status == "ok" && fs::exists(s.dir + "/" + id + ".json", ec)) s.done.insert(id);
   } else if (!s.opt.dry_run && fs::exists(s.index_path, ec)) {
     throw ConfigError("--out", s.dir,
                       "a folder without an earlier sweep (it has index.jsonl): add --resume to "
@@ -161,6 +164,13 @@ void start_sweep(Sweep& s, std::ostream& out) {
   make_dir(s.dir);
   make_dir(s.dir + "/env");
   make_dir(s.dir + "/logs");
+  if (s.c.hunt) {
+    out << "campaign '" << s.c.name << "': a hunt of up to " << s.c.hunt->budget
+        << " evaluations on " << s.c.pair_name(0);
+    if (!s.done.empty()) out << ", " << s.done.size() << " done earlier (read back)";
+    out << "; results in " << s.dir << std::endl;
+    return;
+  }
   out << "campaign '" << s.c.name << "': " << s.x.points.size() << " points, " << s.todo.size()
       << " to run";
   if (s.skipped != 0) out << ", " << s.skipped << " skipped as invalid";
@@ -262,7 +272,7 @@ std::shared_ptr<CampaignRun> run_points(Sweep& s, const RunTools& t, std::ostrea
   }
   std::map<std::string, ClockOffset> clocks = s.host_clocks;
   const RunSetup setup{s.c,         s.x,    s.todo,  s.dir,   t.writer, t.progress, out,
-                       s.host_cpus, clocks, by_host, t.token, t.halted, t.recorder};
+                       s.host_cpus, clocks, by_host, t.token, t.halted, t.recorder, s.done};
   std::shared_ptr<CampaignRun> run = start_campaign_run(setup);
   while (!t.halted.load()) {
     const std::optional<Batch> b = run->next();
@@ -292,9 +302,11 @@ int print_summary(const Sweep& s, CampaignRun& run, IndexWriter& writer, const S
   if (s.left_out != 0) out << " (" << s.left_out << " left out with their hosts)";
   if (s.skipped != 0) out << ", " << s.skipped << " skipped";
   if (!s.done.empty()) out << ", " << s.done.size() << " done earlier";
-  if (interrupted)
+  if (interrupted && !c.hunt)
     out << ", " << (s.todo.size() - s.finished) << " not run ("
         << (allocation_ended ? "the allocation ended" : "interrupted") << ")";
+  if (interrupted && c.hunt)
+    out << " (" << (allocation_ended ? "the allocation ended" : "interrupted") << ")";
   out << "; results in " << s.dir << std::endl;
   if (!interrupted) run.summary(writer, out, err);
   if (allocation_ended) {
@@ -315,6 +327,13 @@ int print_summary(const Sweep& s, CampaignRun& run, IndexWriter& writer, const S
   for (const auto& [host, why] : s.lost_agents)
     err << "rdmabench: host " << host << " was lost mid-campaign (its agent: " << why
         << "); its later flows failed, the other hosts went on" << std::endl;
+  if (c.hunt) {  // its failed evaluations are measurements (the score's "failed" term)
+    if (s.bad_links == 0) return 0;
+    err << "rdmabench: the hunt found " << s.bad_links << " anomal"
+        << (s.bad_links == 1 ? "y" : "ies") << " (the hunt record in " << s.index_path << ")"
+        << std::endl;
+    return kSweepBadLink;
+  }
   if (s.failed + s.left_out != 0) {
     err << "rdmabench: " << s.failed + s.left_out << " point(s) failed (see " << s.index_path
         << "); rerun them with --resume" << std::endl;
@@ -343,7 +362,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
                     CampaignOptions{opt.launcher, find_slurm_allocation, campaign_kinds()});
   const Expansion x = expand(c);
   Sweep s(opt, c, x);
-  if (x.points.empty())
+  if (x.points.empty() && !c.hunt)
     throw ConfigError(opt.campaign_file + ": /exclude", "(everything)",
                       "a campaign with at least one point left");
   plan_sweep(s, err);
@@ -364,7 +383,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   const std::string token = c.token.empty() ? random_token() : c.token;
   std::unique_ptr<AgentHub> agents = agents_run ? start_agents(s, token, err) : nullptr;
   leave_out_failed_hosts(s, writer);
-  Progress progress(err, stderr_is_terminal(), s.todo.size());
+  Progress progress(err, stderr_is_terminal(), c.hunt ? c.hunt->budget : s.todo.size());
   SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());
   // A failed point may be the allocation's end: asked at once, before anything more starts.
   PointRecorder recorder(c, s.dir, writer, progress, [&halt] { halt.check_now(); });

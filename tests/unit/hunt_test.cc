@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "model/workload_fields.h"
+#include "orchestrator/campaign/campaign.h"
 #include "orchestrator/hunt/anomaly_score.h"
 #include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/hunt/hunter.h"
@@ -175,6 +176,39 @@ TEST(Hunter, NeverAsksWhatTheClientRefuses) {
     EXPECT_NE(e->values["sge"], 4);
     h.observe(*e, l(e->values));
   }
+}
+
+json hunt_campaign() {
+  return {{"name", "h"},
+          {"hosts",
+           {{{"name", "p"}, {"server", {{"host", "local"}}}, {"client", {{"host", "local"}}}}}},
+          {"hunt", {{"budget", 5}, {"space", {{"mtu", {1024, 4096}}}}}}};
+}
+
+std::string campaign_field_of(const json& j) {
+  try {
+    parse_campaign(j, "", "rdmabench");
+  } catch (const ConfigError& e) {
+    return e.field();
+  }
+  return "(accepted)";
+}
+
+TEST(HuntCampaign, OneHostPairAndNoMatrixBesideIt) {
+  const Campaign c = parse_campaign(hunt_campaign(), "", "rdmabench");
+  ASSERT_TRUE(c.hunt.has_value());
+  EXPECT_EQ(c.hunt->budget, 5U);
+  EXPECT_TRUE(expand(c).points.empty());  // made as the hunt goes
+  json two = hunt_campaign();
+  two["hosts"].push_back(two["hosts"][0]);
+  two["hosts"][1]["name"] = "q";
+  EXPECT_EQ(campaign_field_of(two), "/hosts");
+  json with_matrix = hunt_campaign();
+  with_matrix["matrix"] = {{"op", "write"}};
+  EXPECT_EQ(campaign_field_of(with_matrix), "/hunt");
+  json bad = hunt_campaign();
+  bad["hunt"]["budget"] = -1;
+  EXPECT_EQ(campaign_field_of(bad), "/hunt/budget");
 }
 
 }  // namespace

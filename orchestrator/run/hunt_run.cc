@@ -1,0 +1,227 @@
+#include "orchestrator/run/hunt_run.h"
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+#include "base/utc_time.h"
+#include "model/workload_fields.h"
+#include "model/workload_options.h"
+#include "orchestrator/campaign/point_id.h"
+#include "orchestrator/hunt/hunter.h"
+#include "orchestrator/launch/shell_quote.h"
+
+namespace rdmabench {
+namespace {
+
+// The client's exit status for a workload it refuses (cli/exit_status.h kExitBadInput).
+constexpr int kClientRefused = 2;
+
+std::string client_check(const nlohmann::json& values) {
+  try {
+    workload_from_values(values);
+    return "";
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+}
+
+// What the hunt reads of a point's brief: its first size's figures and loss.
+Measurement measurement_of(bool ok, const std::string& error, const ResultBrief& b,
+                           int client_status = -1) {
+  Measurement m;
+  m.ok = ok && b.error.empty();
+  m.error = ok ? b.error : error;
+  m.refused = !m.ok && client_status == kClientRefused;
+  if (!m.ok) return m;
+  for (const SizeBrief& s : b.sizes) {
+    if (!s.error.empty()) {
+      m.ok = false;
+      m.error = s.error;
+      return m;
+    }
+    m.gbps = s.gbps;
+    m.p50_ns = s.p50_ns;
+    m.p99_ns = s.p99_ns;
+    m.loss_ppm = b.loss_at(s.size);
+    break;
+  }
+  return m;
+}
+
+std::string command(const std::string& head, const std::vector<std::string>& args) {
+  std::string t = head;
+  for (const auto& a : args) t += " " + shell_quote(a);
+  return t;
+}
+
+class HuntRun : public CampaignRun {
+ public:
+  explicit HuntRun(const RunSetup& setup)
+      : setup_(setup),
+        hunter_(*setup.campaign.hunt, client_check),
+        pair_(setup.campaign.pair(0)),
+        started_(std::chrono::steady_clock::now()) {
+    done_ids_ = setup.done_ids;
+  }
+
+  std::optional<Batch> next() override {
+    const double limit = hunter_.spec().time_s;
+    for (;;) {
+      if (limit > 0 && elapsed_s() >= limit) hunter_.end_search();
+      std::optional<Evaluation> e = hunter_.next();
+      if (!e) return std::nullopt;
+      const Point& p = make_point(*e);
+      if (done_ids_.count(p.id) != 0) {  // --resume: measured before
+        std::ifstream in(setup_.dir + "/" + p.id + ".json");
+        std::stringstream text;
+        text << in.rdbuf();
+        if (in) {
+          hunter_.observe(*e, measurement_of(true, "", brief_of_output(text.str())));
+          ++replayed_;
+          continue;
+        }
+      }
+      asked_ = *e;
+      Batch b;
+      b.points.push_back({&p, pair_, "", point_fields(*e)});
+      return b;
+    }
+  }
+
+  void done(const Batch& /*b*/, const std::vector<PointOutcome>& outcomes) override {
+    const PointOutcome& o = outcomes.at(0);
+    hunter_.observe(asked_, measurement_of(o.ok, o.error, o.brief, o.client_status));
+  }
+
+  size_t finish() override { return hunter_.anomalies().size(); }
+
+  void summary(IndexWriter& writer, std::ostream& out, std::ostream& /*err*/) override {
+    writer.append(record());
+    const auto found = hunter_.anomalies();
+    out << "hunt: " << hunter_.history().size() << " evaluation(s)";
+    if (replayed_ != 0) out << " (" << replayed_ << " read back from earlier runs)";
+    out << ", " << found.size() << " anomal" << (found.size() == 1 ? "y" : "ies");
+    size_t unconfirmed = 0;
+    for (const AnomalyCase& c : hunter_.cases())
+      unconfirmed += c.state == CaseState::kNotConfirmed || c.state == CaseState::kNotRepeated;
+    if (unconfirmed != 0) out << " (" << unconfirmed << " candidate(s) not repeated or confirmed)";
+    out << "\n";
+    size_t n = 0;
+    for (const AnomalyCase* a : found) {
+      std::string terms;
+      for (const auto& t : a->found.fired()) terms += (terms.empty() ? "" : ", ") + t;
+      out << "  anomaly " << ++n << ": trigger " << describe_values(a->trigger) << " (" << terms
+          << "; found at evaluation " << a->found_at << ", seen " << 1 + a->also_at.size()
+          << " time(s))\n";
+      out << "    reproduce: " << server_command() << "\n";
+      out << "               " << client_command(a->confirm_values) << "\n";
+    }
+    out.flush();
+  }
+
+ private:
+  double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+
+  const Point& make_point(const Evaluation& e) {
+    auto work = std::make_shared<PointWorkload>();
+    work->values = e.values;
+    work->workload_options = client_options(e.values);
+    Point& p = points_.emplace_back();
+    p.index = e.seq - 1;
+    p.pair = 0;
+    p.repetition = 1;
+    char seq[16];
+    std::snprintf(seq, sizeof seq, "e%04llu-", static_cast<unsigned long long>(e.seq));
+    p.id = seq + PointIds(e.values).id(pair_.name, 1, hunt_step_name(e.step));
+    p.work = std::move(work);
+    return p;
+  }
+
+  static nlohmann::json point_fields(const Evaluation& e) {
+    nlohmann::json h = {{"evaluation", e.seq}, {"step", hunt_step_name(e.step)}};
+    if (!e.factor.empty()) h["factor"] = e.factor;
+    return {{"hunt", h}};
+  }
+
+  std::string server_command() const { return "rdmabench server --once"; }
+  std::string client_command(const nlohmann::json& values) const {
+    std::string server = pair_.connect_address;
+    if (server.empty()) server = pair_.server.host == "local" ? "127.0.0.1" : pair_.server.host;
+    return command("rdmabench client " + shell_quote(server), client_options(values));
+  }
+
+  nlohmann::ordered_json record() const {
+    nlohmann::json anomalies = nlohmann::json::array();
+    nlohmann::json candidates = nlohmann::json::array();
+    for (size_t i = 0; i < hunter_.cases().size(); ++i) {
+      const AnomalyCase& c = hunter_.cases()[i];
+      nlohmann::json resets = nlohmann::json::array();
+      for (const FactorReset& r : c.resets) {
+        nlohmann::json x = {
+            {"factor", r.factor}, {"from", r.from}, {"to", r.to}, {"removes", r.removes}};
+        if (r.score) x["score"] = to_json(*r.score);
+        if (!r.refused.empty()) x["refused"] = r.refused;
+        resets.push_back(std::move(x));
+      }
+      nlohmann::json j = {{"state", case_state_name(c.state)},
+                          {"values", c.values},
+                          {"found_at", c.found_at},
+                          {"found", to_json(c.found)},
+                          {"fired", c.found.fired()},
+                          {"resets", resets},
+                          {"trigger", c.trigger},
+                          {"also_at", c.also_at}};
+      if (c.repeat) j["repeat"] = to_json(*c.repeat);
+      if (c.confirm) {
+        j["confirm"] = to_json(*c.confirm);
+        j["confirm_values"] = c.confirm_values;
+        j["reproduce"] = {{"server", server_command()},
+                          {"client", client_command(c.confirm_values)}};
+      }
+      if (!c.note.empty()) j["note"] = c.note;
+      if (c.same_as != SIZE_MAX) j["same_as"] = c.same_as;
+      const bool reported = c.state == CaseState::kConfirmed && c.same_as == SIZE_MAX;
+      (reported ? anomalies : candidates).push_back(std::move(j));
+    }
+    nlohmann::json scores = nlohmann::json::array();
+    for (const HuntRecord& r : hunter_.history())
+      scores.push_back({{"evaluation", r.evaluation.seq},
+                        {"step", hunt_step_name(r.evaluation.step)},
+                        {"climb", r.score.climb},
+                        {"worst", r.score.worst()},
+                        {"anomalous", r.score.anomalous()}});
+    nlohmann::ordered_json rec;
+    rec["record"] = "hunt";
+    rec["budget"] = hunter_.spec().budget;
+    rec["seed"] = hunter_.spec().seed;
+    rec["evaluations"] = hunter_.history().size();
+    rec["anomalies"] = anomalies;
+    rec["candidates"] = candidates;
+    rec["scores"] = scores;
+    rec["time"] = utc_now();
+    return rec;
+  }
+
+  const RunSetup& setup_;
+  Hunter hunter_;
+  HostPair pair_;
+  std::chrono::steady_clock::time_point started_;
+  std::set<std::string> done_ids_;
+  std::deque<Point> points_;  // every evaluation's point (batches point into it)
+  Evaluation asked_;
+  size_t replayed_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<CampaignRun> hunt_run(const RunSetup& setup) {
+  return std::make_shared<HuntRun>(setup);
+}
+
+}  // namespace rdmabench
