@@ -80,14 +80,7 @@ struct Landscape {
   }
 };
 
-std::string check(const nlohmann::json& values) {
-  try {
-    workload_from_values(values);
-    return "";
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-}
+const auto& check = client_refusal;
 
 // A trigger of `factors` conditions on distinct factors, none met by the baseline.
 Landscape plant(const HuntSpec& spec, size_t factors, bool counters, SampleRng& rng) {

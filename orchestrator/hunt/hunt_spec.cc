@@ -84,6 +84,15 @@ nlohmann::json parse_baseline(const nlohmann::json* j, const std::string& p,
 
 }  // namespace
 
+std::string client_refusal(const nlohmann::json& values) {
+  try {
+    workload_from_values(values);
+    return "";
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+}
+
 nlohmann::json HuntSpec::baseline_values() const {
   nlohmann::json v = fixed;
   for (const auto& [k, x] : baseline.items()) v[k] = x;

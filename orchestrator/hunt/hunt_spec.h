@@ -47,6 +47,10 @@ struct HuntSpec {
 // SGEs per WR, WRs per post, QPs, threads, inline size, MTU and traffic class.
 nlohmann::json default_hunt_space();
 
+// "" when the client accepts the values as a workload, else why it refuses them (the Hunter's
+// check: a refused point is never asked).
+std::string client_refusal(const nlohmann::json& values);
+
 // `j`: the "hunt" object; errors name paths under `path` ("/hunt/space/mtu/1").
 HuntSpec parse_hunt(const nlohmann::json& j, const std::string& path);
 

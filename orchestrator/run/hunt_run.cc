@@ -20,15 +20,6 @@ namespace {
 // The client's exit status for a workload it refuses (cli/exit_status.h kExitBadInput).
 constexpr int kClientRefused = 2;
 
-std::string client_check(const nlohmann::json& values) {
-  try {
-    workload_from_values(values);
-    return "";
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-}
-
 // What the hunt reads of a point's brief: its first size's figures and loss.
 Measurement measurement_of(bool ok, const std::string& error, const ResultBrief& b,
                            int client_status = -1) {
@@ -62,7 +53,7 @@ class HuntRun : public CampaignRun {
  public:
   explicit HuntRun(const RunSetup& setup)
       : setup_(setup),
-        hunter_(*setup.campaign.hunt, client_check),
+        hunter_(*setup.campaign.hunt, client_refusal),
         pair_(setup.campaign.pair(0)),
         started_(std::chrono::steady_clock::now()) {
     done_ids_ = setup.done_ids;
