@@ -181,11 +181,9 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
         r.score = s;
         r.removes = !m.refused && !persists(c.found, s);
         if (m.refused) r.refused = m.error;  // the device refuses it: the factor is kept
+        if (!r.removes && r.refused.empty()) c.reduced[r.factor] = r.to;  // not needed
       }
-    const bool all = std::all_of(c.resets.begin(), c.resets.end(), [](const FactorReset& r) {
-      return r.score.has_value() || !r.refused.empty();
-    });
-    if (all) after_resets(c);
+    next_reset(c);
   } else {
     c.confirm = s;
     after_confirm(c, e.case_index, m);
@@ -206,31 +204,36 @@ void Hunter::open_case(const Evaluation& e, const Score& s) {
 }
 
 void Hunter::after_repeat(AnomalyCase& c) {
-  const size_t index = static_cast<size_t>(&c - cases_.data());
   if (!persists(c.found, *c.repeat)) {
     c.state = CaseState::kNotRepeated;
     return;
   }
   c.state = CaseState::kResetting;
-  for (const SearchDimension& d : spec_.space) {
-    const nlohmann::json& from = c.values[d.key];
-    const nlohmann::json& to = spec_.baseline[d.key];
-    if (from == to) continue;
-    FactorReset r{d.key, from, to, std::nullopt, "", false};
-    nlohmann::json v = c.values;
-    v[d.key] = to;
+  c.reduced = c.values;
+  for (const SearchDimension& d : spec_.space)
+    if (c.values[d.key] != spec_.baseline[d.key])
+      c.resets.push_back({d.key, c.values[d.key], spec_.baseline[d.key], std::nullopt, "", false});
+  next_reset(c);
+}
+
+// The next factor to set back, on top of those already set back (the anomaly stayed without
+// them); refused ones are kept. After the last, the trigger.
+void Hunter::next_reset(AnomalyCase& c) {
+  for (FactorReset& r : c.resets) {
+    if (r.score || !r.refused.empty()) continue;
+    nlohmann::json v = c.reduced;
+    v[r.factor] = r.to;
     r.refused = check_(v);
-    if (r.refused.empty()) {
-      Evaluation e;
-      e.step = HuntStep::kReset;
-      e.values = std::move(v);
-      e.factor = d.key;
-      e.case_index = index;
-      queue_.push_back(std::move(e));
-    }
-    c.resets.push_back(std::move(r));
+    if (!r.refused.empty()) continue;
+    Evaluation e;
+    e.step = HuntStep::kReset;
+    e.values = std::move(v);
+    e.factor = r.factor;
+    e.case_index = static_cast<size_t>(&c - cases_.data());
+    queue_.push_back(std::move(e));
+    return;
   }
-  if (queue_.empty()) after_resets(c);
+  after_resets(c);
 }
 
 void Hunter::after_resets(AnomalyCase& c) {

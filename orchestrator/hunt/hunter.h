@@ -15,9 +15,12 @@
 // found climbs nothing, and each new anomaly starts the model over, so the search moves on.
 //
 // Explanation: when a search point is anomalous (and matches no trigger found), it is measured
-// again (noise is not an anomaly); then each factor not at its baseline is set back to it alone;
-// the factors whose reset removes the anomaly (none of the terms that fired at discovery fire)
-// are the trigger; the baseline with only the trigger's values is measured to confirm it. An
+// again (noise is not an anomaly); then each factor not at its baseline is set back to it in
+// turn, on top of those already set back: a factor whose reset removes the anomaly (none of the
+// terms that fired at discovery fires) is kept, one whose reset leaves it is left at its baseline
+// (so an anomaly with two independent causes is explained by one of them, the other found on
+// its own later); the kept factors are the trigger, and the baseline with only the trigger's
+// values is measured to confirm it. An
 // explanation runs to its end even past the budget (at most the factors + 2 evaluations).
 // Deterministic: the same spec, seed and measurements give the same evaluations.
 #include <cstdint>
@@ -49,7 +52,7 @@ struct FactorReset {
   std::string factor;
   nlohmann::json from;         // its value where the anomaly was found
   nlohmann::json to;           // its baseline
-  std::optional<Score> score;  // measured with it reset (none when refused)
+  std::optional<Score> score;  // measured with it (and those before it left out) reset
   std::string refused;         // why the client refuses the reset point (the factor is kept)
   bool removes = false;        // the reset removed the anomaly
 };
@@ -71,6 +74,7 @@ struct AnomalyCase {
   Score found;
   std::optional<Score> repeat;
   std::vector<FactorReset> resets;  // factors not at their baseline, in the space's order
+  nlohmann::json reduced;           // its values with the factors found not needed set back so far
   nlohmann::json trigger = nlohmann::json::object();  // factor -> value
   nlohmann::json confirm_values;
   std::optional<Score> confirm;
@@ -114,6 +118,7 @@ class Hunter {
   bool matches_known(const nlohmann::json& values) const;
   void open_case(const Evaluation& e, const Score& s);
   void after_repeat(AnomalyCase& c);
+  void next_reset(AnomalyCase& c);
   void after_resets(AnomalyCase& c);
   void after_confirm(AnomalyCase& c, size_t index, const Measurement& m);
 

@@ -10,6 +10,7 @@
 #include "base/utc_time.h"
 #include "model/workload_fields.h"
 #include "model/workload_options.h"
+#include "orchestrator/campaign/host_spec.h"
 #include "orchestrator/campaign/point_id.h"
 #include "orchestrator/hunt/hunter.h"
 #include "orchestrator/launch/shell_quote.h"
@@ -140,11 +141,24 @@ class HuntRun : public CampaignRun {
     return {{"hunt", h}};
   }
 
-  std::string server_command() const { return "rdmabench server --once"; }
+  // The ends' device and GID options, as the sweep gives them.
+  static std::vector<std::string> device_args(const HostSpec& h) {
+    std::vector<std::string> a;
+    if (!h.device.empty()) a = {"-d", h.device};
+    for (auto& g : gid_args(h)) a.push_back(std::move(g));
+    return a;
+  }
+  std::string server_command() const {
+    std::vector<std::string> a = device_args(pair_.server);
+    a.emplace_back("--once");
+    return command("rdmabench server", a);
+  }
   std::string client_command(const nlohmann::json& values) const {
     std::string server = pair_.connect_address;
     if (server.empty()) server = pair_.server.host == "local" ? "127.0.0.1" : pair_.server.host;
-    return command("rdmabench client " + shell_quote(server), client_options(values));
+    std::vector<std::string> a = device_args(pair_.client);
+    for (auto& o : client_options(values)) a.push_back(std::move(o));
+    return command("rdmabench client " + shell_quote(server), a);
   }
 
   nlohmann::ordered_json record() const {

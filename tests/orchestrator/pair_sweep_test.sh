@@ -11,6 +11,12 @@
 #   5. hostile values (an rdmabench path and a device name full of quotes, $(...), ;, newline)
 #      reach the remote side intact and execute nothing;
 #   6. --jobs 2 runs two disjoint host pairs at the same time;
+#   7. a hunt (docs/hunting.md) over op, size, MTU and traffic class, the links at MTU 9000 (so
+#      that rxe's active MTU is 4096): on the clean pair it reports nothing; with two anomalies
+#      planted with tc on both guests (loss of 2 % on RoCE packets of 2,048 bytes or more, which
+#      only a 4,096-byte MTU makes; a 50 Mbit/s policer on DSCP 26, tos 104) it names exactly
+#      the trigger of each (mtu=4096, tos=104) with a command that reproduces it, exit 6;
+#      interrupted (SIGINT) half-way, --resume reads back what was measured and finishes it;
 #   and afterwards `pgrep -f 'rdmabench (server|client)'` finds nothing on either host.
 # Usage: pair_sweep_test.sh RDMABENCH CHECK_RESULTS. Fails (never skips) when the pair cannot run.
 set -u
@@ -278,7 +284,78 @@ assert span < 0.8 * total, (span, total)
 PY
 
 # ---------------------------------------------------------------------------------------------
-step "7. nothing left running on either host"
+step "7a. hunt on the clean pair (links at MTU 9000): no anomaly"
+for h in rb-host1 rb-host2; do
+    rssh "$h" "ip link set \$(ip -o -4 addr show | awk '\$4 ~ /^198\.18\./ {print \$2}') mtu 9000" ||
+        fail "cannot set the link MTU on $h"
+done
+# hunt_campaign FILE BUDGET: the hunt of this step (0.5 s an evaluation, a 5 s progress timeout).
+hunt_campaign() {
+    campaign "$1" '{"name": "pair-hunt", "hosts": [H12],
+        "hunt": {"budget": '"$2"', "seed": 1, "duration_s": 0.5,
+                 "space": {"op": ["write", "send"], "sizes": ["4K", "64K"], "mtu": [1024, 4096],
+                           "tos": [0, 104]},
+                 "baseline": {"mtu": 1024}, "fixed": {"inline_size": 0, "timeout_s": 5},
+                 "score": {"bw_below": 0.2}}}'
+}
+hunt_campaign "$WORK/hunt-clean.json" 10
+sweep hunt-clean "$WORK/hunt-clean.json" --out "$WORK/hunt-clean"
+[ "$RC" = 0 ] || fail "the clean hunt exited with $RC (6: it reported an anomaly)"
+grep -q "^hunt: 10 evaluation(s), 0 anomalies" "$WORK/hunt-clean.out" || fail "the clean hunt's summary"
+
+step "7b. hunt with a loss above 2,000 bytes and a policer on DSCP 26 planted: both named, resumed"
+# On both guests: RoCE v2 packets (UDP 4791) with bit 11 or 12 of the IP total length set (2,048
+# bytes or more) go through netem loss 2 %; those with DSCP 26 through a 50 Mbit/s policer.
+plant_hunt() {
+    rssh "$1" "set -e; d=\$(ip -o -4 addr show | awk '\$4 ~ /^198\.18\./ {print \$2}')
+tc qdisc add dev \$d root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+tc qdisc add dev \$d parent 1:4 handle 40: netem loss 2%
+for bit in 0x0800 0x1000; do
+  tc filter add dev \$d parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff \
+     match ip dport 4791 0xffff match u16 \$bit \$bit at 2 flowid 1:4
+done
+tc filter add dev \$d parent 1: protocol ip prio 2 u32 match ip protocol 17 0xff \
+   match ip dport 4791 0xffff match ip tos 0x68 0xfc action police rate 50mbit burst 100k drop flowid 1:1" \
+        >"$WORK/tc-$1.out" 2>&1
+}
+for h in rb-host1 rb-host2; do
+    plant_hunt "$h" || { show "$WORK/tc-$h.out"; fail "cannot plant the hunt's anomalies on $h"; }
+done
+hunt_campaign "$WORK/hunt.json" 16
+# Interrupted after its fourth evaluation, then resumed.
+timeout 1800 "$BIN" sweep "$WORK/hunt.json" --out "$WORK/hunt" >"$WORK/hunt-1.out" 2>"$WORK/hunt-1.err" &
+HUNT=$!
+for ((i = 0; i < 600; i++)); do
+    [ "$(grep -c '^\[[0-9]*/16\]' "$WORK/hunt-1.err")" -ge 4 ] && break
+    kill -0 "$HUNT" 2>/dev/null || break
+    sleep 0.5
+done
+kill -INT "$HUNT" 2>/dev/null
+wait "$HUNT"
+RC=$?
+show "$WORK/hunt-1.out" "$WORK/hunt-1.err"
+[ "$RC" = 130 ] || fail "the interrupted hunt exited with $RC, not 130"
+sweep hunt "$WORK/hunt.json" --out "$WORK/hunt" --resume
+[ "$RC" = 6 ] || fail "the resumed hunt exited with $RC, not 6 (anomalies found)"
+grep -q "read back from earlier runs" "$WORK/hunt.out" || fail "the resumed hunt read nothing back"
+py_check "the hunt did not name exactly the planted triggers" "$WORK/hunt/index.jsonl" <<'PY'
+import json, sys
+rec = [json.loads(l) for l in open(sys.argv[1]) if '"record":"hunt"' in l.replace(" ", "")][-1]
+triggers = sorted(json.dumps(a["trigger"], sort_keys=True) for a in rec["anomalies"])
+print("    %d evaluations; triggers %s" % (rec["evaluations"], triggers))
+assert triggers == ['{"mtu": 4096}', '{"tos": 104}'], triggers
+for a in rec["anomalies"]:
+    assert a["confirm"]["anomalous"], a
+    c = a["reproduce"]["client"]
+    assert c.startswith("rdmabench client 198.18.0.1 -d rxe0 -x 1 "), c
+    k, v = next(iter(a["trigger"].items()))
+    assert ("--%s %s" % (k, v)) in c, c
+PY
+for h in rb-host1 rb-host2; do rssh "$h" "tc qdisc del dev \$(ip -o -4 addr show | awk '\$4 ~ /^198\.18\./ {print \$2}') root" || true; done
+! remote_leftovers 10 || fail "rdmabench processes left on the hosts after step 7"
+
+# ---------------------------------------------------------------------------------------------
+step "8. nothing left running on either host"
 ! remote_leftovers 0 || fail "pgrep -f 'rdmabench (server|client)' found processes"
 step "pair down"
 timeout 120 "$SOFTROCE" pair down || fail "pair down failed"

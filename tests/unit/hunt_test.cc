@@ -127,6 +127,21 @@ TEST(Hunter, NamesAPlantedTriggerExactlyAndConfirmsIt) {
     EXPECT_EQ(r.removes, r.factor == "mtu" || r.factor == "tos") << r.factor;
 }
 
+TEST(Hunter, TwoIndependentCausesAreTwoAnomalies) {
+  // Lossy where mtu is 4096 or where tos is 104: a point with both is explained by one of them.
+  struct Either {
+    Measurement operator()(const json& v) const {
+      const bool bad = v["mtu"] == 4096 || v["tos"] == 104;
+      return bw(bad ? 3 : 10, bad ? 3000 : 0);
+    }
+  } l;
+  Hunter h(small_space(60, 1), accept_all);
+  while (auto e = h.next()) h.observe(*e, l(e->values));
+  std::set<std::string> triggers;
+  for (const AnomalyCase* a : h.anomalies()) triggers.insert(a->trigger.dump());
+  EXPECT_EQ(triggers, (std::set<std::string>{R"({"mtu":4096})", R"({"tos":104})"}));
+}
+
 TEST(Hunter, NothingWhereNothingIsPlanted) {
   Landscape l{json::object(), nullptr};
   Hunter h(small_space(40, 5), accept_all);
