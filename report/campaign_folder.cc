@@ -47,6 +47,7 @@ CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes)
       std::vector<std::string> refused;
       c.rounds = round_records_from_json(parse_records(text, kRoundRecord), refused);
       c.verdicts = last_verdicts_record(parse_records(text, kVerdictsRecord), refused);
+      c.hunt = last_hunt_record(parse_records(text, kHuntRecord), refused);
       for (const std::string& why : refused)
         notes << "rdmabench: note: " << (d / "index.jsonl").string() << ": " << why
               << "; left out\n";

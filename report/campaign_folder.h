@@ -13,6 +13,7 @@
 
 #include "model/campaign_index.h"
 #include "model/host_env_record.h"
+#include "model/hunt_record.h"
 #include "model/round_record.h"
 #include "model/verdict_record.h"
 
@@ -32,6 +33,7 @@ struct CampaignFolder {
   // A fabric campaign's {"record": "round"} lines, in order, and its last "verdicts" record.
   std::vector<RoundRecord> rounds;  // its round records (model/round_record.h)
   std::optional<VerdictsRecord> verdicts;
+  std::optional<HuntRecord> hunt;  // a hunt's record (model/hunt_record.h), its last
 };
 
 // Reads the campaign files of `dir`; a folder without them gives has_index false and nothing

@@ -75,6 +75,8 @@ void load_sweep_folder(const std::string& dir, ExportSet& set, std::ostream& not
   std::vector<std::string> refused;
   if (auto v = last_verdicts_record(parse_records(index, kVerdictsRecord), refused))
     set.verdicts.emplace_back(suite, std::move(*v));
+  if (auto h = last_hunt_record(parse_records(index, kHuntRecord), refused))
+    set.hunts.emplace_back(suite, std::move(*h));
   for (const std::string& why : refused)
     notes << "rdmabench: note: " << dir << "/index.jsonl: " << why << "; left out\n";
 }

@@ -3,17 +3,19 @@
 // point of the inputs with its status, and its result document when it has one. A sweep's folder
 // (it has an index.jsonl) gives one point per point of its index, the last line counting (ok,
 // failed with the reason, skipped with the reason), and its fabric verdicts; any other result
-// document is a point of its own, failed when its run or one of its sizes failed. A check's
-// document (`rdmabench check --json`, named as a file) gives one point per expectation, failed when
-// it failed, and its verdict. A comparison (`rdmabench compare --json`, named as a file) gives one
-// point per compared figure, failed when it is a regression, and one skipped point per figure not
-// compared.
+// document is a point of its own (a hunt's folder: its hunt record, whose anomalies the JUnit
+// export writes instead of its evaluations), failed when its run or one of its sizes failed. A
+// check's document (`rdmabench check --json`, named as a file) gives one point per expectation,
+// failed when it failed, and its verdict. A comparison (`rdmabench compare --json`, named as a
+// file) gives one point per compared figure, failed when it is a regression, and one skipped point
+// per figure not compared.
 #include <deque>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "model/hunt_record.h"
 #include "model/verdict_record.h"
 #include "report/results_set.h"
 
@@ -42,6 +44,8 @@ struct ExportSet {
   std::deque<ResultFile> documents;  // a deque: the points point into it as it grows
   std::vector<ExportPoint> points;
   std::vector<std::pair<std::string, VerdictsRecord>> verdicts;  // suite, its last verdicts record
+  std::vector<std::pair<std::string, HuntRecord>>
+      hunts;  // suite, its hunt record (a hunt's folder)
   std::vector<ExportCheck> checks;
 };
 

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "report/data_table.h"
 #include "report/grouping.h"
+#include "report/hunt_figures.h"
 #include "report/interval_figures.h"
 #include "report/link_matrix.h"
 #include "report/link_rate.h"
@@ -293,6 +294,7 @@ std::vector<Figure> make_figures(const std::vector<ResultFile>& runs, const Figu
   for (Figure& f : link_matrix_figures(runs, opt.link_marks, opt.format))
     out.push_back(std::move(f));
   for (Figure& f : round_figures(opt.round_records, opt.format, notes)) out.push_back(std::move(f));
+  for (Figure& f : hunt_figures(opt.hunts, opt.format)) out.push_back(std::move(f));
   note_failures(runs, notes);
   if (out.empty()) throw Error("no successful measurements to plot");
   return out;

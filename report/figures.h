@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/hunt_record.h"
 #include "model/round_record.h"
 #include "report/results_set.h"
 
@@ -31,6 +32,9 @@ struct FigureOptions {
   // A fabric's {"record": "round"} lines (the campaign folder's index.jsonl): host traffic and
   // incast fairness figures (round_figures.h).
   std::vector<RoundRecord> round_records;
+  // Hunts' records (model/hunt_record.h): the score over each hunt, each anomaly's resets
+  // (hunt_figures.h).
+  std::vector<HuntRecord> hunts;
 };
 
 // The contents of a gnuplot double-quoted string holding `s` (backslashes and quotes escaped).

@@ -3,10 +3,13 @@
 #include <libxml/xmlwriter.h>
 
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "base/error.h"
+#include "model/workload_fields.h"
 
 namespace rdmabench {
 namespace {
@@ -120,12 +123,53 @@ void testcase(Writer& w, const ExportPoint& p) {
   w.end();
 }
 
+// A hunt's test cases: one failing case per anomaly (its trigger, terms and the commands that
+// reproduce it), or one passing case when it found none. Its evaluations are measurements, not
+// tests (a failed one is the score's "failed" term), so they are not written.
+std::deque<ExportPoint> hunt_cases(const std::string& suite, const HuntRecord& r) {
+  std::deque<ExportPoint> out;
+  for (size_t i = 0; i < r.anomalies.size(); ++i) {
+    const HuntAnomaly& a = r.anomalies[i];
+    std::string terms;
+    for (const auto& t : a.fired) terms += (terms.empty() ? "" : ", ") + t;
+    ExportPoint p;
+    p.name = "anomaly " + std::to_string(i + 1) + ": " + describe_values(a.trigger);
+    p.suite = suite;
+    p.host_pair = "hunt";
+    p.status = "failed";
+    p.error = "anomaly: trigger " + describe_values(a.trigger) + " (" + terms +
+              "; found at evaluation " + std::to_string(a.found_at) + ")\nreproduce:\n  " +
+              a.reproduce_server + "\n  " + a.reproduce_client;
+    out.push_back(std::move(p));
+  }
+  if (out.empty()) {
+    ExportPoint p;
+    p.name = "hunt: no anomaly in " + std::to_string(r.evaluations) + " evaluations";
+    p.suite = suite;
+    p.host_pair = "hunt";
+    p.status = "ok";
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string junit_xml(const ExportSet& set) {
   std::map<std::string, std::vector<const ExportPoint*>> suites;  // in name order
   std::vector<const ExportPoint*> all;
+  std::set<std::string> hunted;
+  std::deque<ExportPoint> anomalies;  // a deque: the suites point into it
+  for (const auto& [suite, record] : set.hunts) {
+    hunted.insert(suite);
+    for (ExportPoint& p : hunt_cases(suite, record)) anomalies.push_back(std::move(p));
+  }
   for (const ExportPoint& p : set.points) {
+    if (hunted.count(p.suite) != 0) continue;
+    suites[p.suite].push_back(&p);
+    all.push_back(&p);
+  }
+  for (const ExportPoint& p : anomalies) {
     suites[p.suite].push_back(&p);
     all.push_back(&p);
   }

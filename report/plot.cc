@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/file_text.h"
 #include "model/campaign_index.h"
+#include "model/hunt_record.h"
 #include "model/round_record.h"
 #include "model/verdict_record.h"
 #include "report/figures.h"
@@ -65,6 +66,8 @@ std::vector<std::string> run_plot(const PlotOptions& opt, std::ostream& notes) {
       for (auto& [k, mark] : link_marks(*v)) fopt.link_marks[k] = mark;
     for (auto& r : round_records_from_json(parse_records(text.str(), kRoundRecord), refused))
       fopt.round_records.push_back(std::move(r));
+    if (auto h = last_hunt_record(parse_records(text.str(), kHuntRecord), refused))
+      fopt.hunts.push_back(std::move(*h));
     for (const std::string& why : refused)
       notes << "rdmabench: note: " << in << "/index.jsonl: " << why << "; left out\n";
   }

@@ -76,6 +76,7 @@ std::string run_report(const ReportOptions& opt, std::ostream& notes) {
       if (in.campaign)
         fopt.round_records.insert(fopt.round_records.end(), in.campaign->rounds.begin(),
                                   in.campaign->rounds.end());
+      if (in.campaign && in.campaign->hunt) fopt.hunts.push_back(*in.campaign->hunt);
     }
     figures = make_figures(runs, fopt, notes);
   } else {

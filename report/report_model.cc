@@ -256,6 +256,7 @@ void add_campaign(const CampaignFolder& c, ReportModel& m, SummaryNotes& notes) 
   }
   for (RoundRow& r : round_rows(c.rounds)) m.rounds.push_back(std::move(r));
   if (c.verdicts) merge_verdicts(m.verdicts, fabric_verdicts(*c.verdicts));
+  if (c.hunt) m.hunts.push_back(*c.hunt);
   add_campaign_points(c, m, notes);
 }
 

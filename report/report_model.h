@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/hunt_record.h"
 #include "report/campaign_folder.h"
 #include "report/fabric_model.h"
 #include "report/results_set.h"
@@ -113,6 +114,8 @@ struct ReportModel {
   // A fabric campaign's round records and verdicts (fabric_model.h); empty otherwise.
   std::vector<RoundRow> rounds;
   std::optional<FabricVerdicts> verdicts;
+  // A hunt's records (model/hunt_record.h), one per campaign folder that has one.
+  std::vector<HuntRecord> hunts;
   // Why the page has no figures although there are measurements (gnuplot missing); "" otherwise.
   std::string figures_note;
 };

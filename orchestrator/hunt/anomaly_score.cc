@@ -8,8 +8,10 @@ namespace {
 
 constexpr double kRatioCap = 3;  // one term's share of the climb
 
+constexpr double kMaxRatio = 1000;  // a rate near 0 is "at least 1000 x": no 1e10 on a figure
+
 void add(Score& s, const char* name, double ratio, double value, double limit) {
-  if (!std::isfinite(ratio)) ratio = 1e9;
+  if (!std::isfinite(ratio) || ratio > kMaxRatio) ratio = kMaxRatio;
   s.terms.push_back({name, ratio, value, limit});
   s.climb += std::min(ratio, kRatioCap);
 }
@@ -75,22 +77,6 @@ Score Scorer::score(const nlohmann::json& values, const Measurement& m) const {
     if (spec_.p50_over_best > 0 && it != best_p50_.end())
       add(s, "latency_median", *m.p50_ns / it->second / spec_.p50_over_best, *m.p50_ns, it->second);
   }
-  return s;
-}
-
-nlohmann::json to_json(const Score& s) {
-  nlohmann::json terms = nlohmann::json::array();
-  for (const auto& t : s.terms)
-    terms.push_back({{"term", t.name}, {"ratio", t.ratio}, {"value", t.value}, {"limit", t.limit}});
-  return {{"anomalous", s.anomalous()}, {"climb", s.climb}, {"terms", terms}};
-}
-
-Score score_from_json(const nlohmann::json& j) {
-  Score s;
-  s.climb = j.at("climb").get<double>();
-  for (const auto& t : j.at("terms"))
-    s.terms.push_back({t.at("term").get<std::string>(), t.at("ratio").get<double>(),
-                       t.at("value").get<double>(), t.at("limit").get<double>()});
   return s;
 }
 

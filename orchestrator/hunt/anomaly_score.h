@@ -75,7 +75,4 @@ class Scorer {
   std::map<std::string, double> best_p50_;
 };
 
-nlohmann::json to_json(const Score& s);
-Score score_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception when malformed
-
 }  // namespace rdmabench

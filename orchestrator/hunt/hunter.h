@@ -85,7 +85,7 @@ struct AnomalyCase {
 };
 
 // One evaluation as the hunter saw it.
-struct HuntRecord {
+struct HuntObservation {
   Evaluation evaluation;
   Measurement measurement;
   Score score;
@@ -104,7 +104,7 @@ class Hunter {
 
   const HuntSpec& spec() const { return spec_; }
   const std::vector<AnomalyCase>& cases() const { return cases_; }
-  const std::vector<HuntRecord>& history() const { return history_; }
+  const std::vector<HuntObservation>& history() const { return history_; }
   // Confirmed cases, first of each trigger (grouped: same_as == SIZE_MAX).
   std::vector<const AnomalyCase*> anomalies() const;
 
@@ -135,7 +135,7 @@ class Hunter {
   uint64_t seq_ = 0;
   bool search_ended_ = false;
   std::vector<AnomalyCase> cases_;
-  std::vector<HuntRecord> history_;
+  std::vector<HuntObservation> history_;
 };
 
 }  // namespace rdmabench

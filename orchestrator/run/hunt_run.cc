@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/utc_time.h"
+#include "model/hunt_record.h"
 #include "model/workload_fields.h"
 #include "model/workload_options.h"
 #include "orchestrator/campaign/host_spec.h"
@@ -92,7 +93,7 @@ class HuntRun : public CampaignRun {
   size_t finish() override { return hunter_.anomalies().size(); }
 
   void summary(IndexWriter& writer, std::ostream& out, std::ostream& /*err*/) override {
-    writer.append(record());
+    writer.append(to_json(record()));
     const auto found = hunter_.anomalies();
     out << "hunt: " << hunter_.history().size() << " evaluation(s)";
     if (replayed_ != 0) out << " (" << replayed_ << " read back from earlier runs)";
@@ -161,56 +162,52 @@ class HuntRun : public CampaignRun {
     return command("rdmabench client " + shell_quote(server), a);
   }
 
-  nlohmann::ordered_json record() const {
-    nlohmann::json anomalies = nlohmann::json::array();
-    nlohmann::json candidates = nlohmann::json::array();
-    for (size_t i = 0; i < hunter_.cases().size(); ++i) {
-      const AnomalyCase& c = hunter_.cases()[i];
-      nlohmann::json resets = nlohmann::json::array();
-      for (const FactorReset& r : c.resets) {
-        nlohmann::json x = {
-            {"factor", r.factor}, {"from", r.from}, {"to", r.to}, {"removes", r.removes}};
-        if (r.score) x["score"] = to_json(*r.score);
-        if (!r.refused.empty()) x["refused"] = r.refused;
-        resets.push_back(std::move(x));
-      }
-      nlohmann::json j = {{"state", case_state_name(c.state)},
-                          {"values", c.values},
-                          {"found_at", c.found_at},
-                          {"found", to_json(c.found)},
-                          {"fired", c.found.fired()},
-                          {"resets", resets},
-                          {"trigger", c.trigger},
-                          {"also_at", c.also_at}};
-      if (c.repeat) j["repeat"] = to_json(*c.repeat);
-      if (c.confirm) {
-        j["confirm"] = to_json(*c.confirm);
-        j["confirm_values"] = c.confirm_values;
-        j["reproduce"] = {{"server", server_command()},
-                          {"client", client_command(c.confirm_values)}};
-      }
-      if (!c.note.empty()) j["note"] = c.note;
-      if (c.same_as != SIZE_MAX) j["same_as"] = c.same_as;
-      const bool reported = c.state == CaseState::kConfirmed && c.same_as == SIZE_MAX;
-      (reported ? anomalies : candidates).push_back(std::move(j));
+  static HuntScore score_of(const Score& s) {
+    HuntScore h{s.anomalous(), s.climb, {}};
+    for (const ScoreTerm& t : s.terms) h.terms.push_back({t.name, t.ratio, t.value, t.limit});
+    return h;
+  }
+  static std::optional<HuntScore> score_of(const std::optional<Score>& s) {
+    return s ? std::optional<HuntScore>(score_of(*s)) : std::nullopt;
+  }
+
+  HuntAnomaly anomaly_of(const AnomalyCase& c) const {
+    HuntAnomaly a;
+    a.state = case_state_name(c.state);
+    a.values = c.values;
+    a.found_at = c.found_at;
+    a.found = score_of(c.found);
+    a.fired = c.found.fired();
+    a.repeat = score_of(c.repeat);
+    for (const FactorReset& r : c.resets)
+      a.resets.push_back({r.factor, r.from, r.to, r.removes, score_of(r.score), r.refused});
+    a.trigger = c.trigger;
+    a.confirm_values = c.confirm_values;
+    a.confirm = score_of(c.confirm);
+    if (c.state == CaseState::kConfirmed) {
+      a.reproduce_server = server_command();
+      a.reproduce_client = client_command(c.confirm_values);
     }
-    nlohmann::json scores = nlohmann::json::array();
-    for (const HuntRecord& r : hunter_.history())
-      scores.push_back({{"evaluation", r.evaluation.seq},
-                        {"step", hunt_step_name(r.evaluation.step)},
-                        {"climb", r.score.climb},
-                        {"worst", r.score.worst()},
-                        {"anomalous", r.score.anomalous()}});
-    nlohmann::ordered_json rec;
-    rec["record"] = "hunt";
-    rec["budget"] = hunter_.spec().budget;
-    rec["seed"] = hunter_.spec().seed;
-    rec["evaluations"] = hunter_.history().size();
-    rec["anomalies"] = anomalies;
-    rec["candidates"] = candidates;
-    rec["scores"] = scores;
-    rec["time"] = utc_now();
-    return rec;
+    a.also_at = c.also_at;
+    a.note = c.note;
+    if (c.same_as != SIZE_MAX) a.same_as = c.same_as;
+    return a;
+  }
+
+  HuntRecord record() const {
+    HuntRecord r;
+    r.budget = hunter_.spec().budget;
+    r.seed = hunter_.spec().seed;
+    r.evaluations = hunter_.history().size();
+    for (const AnomalyCase& c : hunter_.cases()) {
+      const bool reported = c.state == CaseState::kConfirmed && c.same_as == SIZE_MAX;
+      (reported ? r.anomalies : r.candidates).push_back(anomaly_of(c));
+    }
+    for (const HuntObservation& o : hunter_.history())
+      r.scores.push_back({o.evaluation.seq, hunt_step_name(o.evaluation.step), o.score.climb,
+                          o.score.worst(), o.score.anomalous()});
+    r.time = utc_now();
+    return r;
   }
 
   const RunSetup& setup_;
