@@ -8,6 +8,8 @@ namespace {
 
 constexpr double kLearn = 0.7;     // how far a generation moves the model
 constexpr double kUniform = 0.2;   // the share of each factor's distribution kept uniform
+constexpr double kStandOut = 3;    // median absolute deviations above the median climb
+constexpr size_t kExplore = 3;     // one search point in kExplore drawn uniformly
 constexpr unsigned kDraws = 1000;  // draws per asked point before plain random ones
 
 // The terms that fired at discovery still fire (or, for none, any does).
@@ -62,6 +64,7 @@ void Hunter::start_model() {
   for (const SearchDimension& d : spec_.space)
     model_.emplace_back(d.size(), 1.0 / static_cast<double>(d.size()));
   elite_.clear();
+  climbs_.clear();
   in_generation_ = 0;
 }
 
@@ -94,10 +97,21 @@ Hunter::Point Hunter::draw_point() {
 // Each factor's distribution moved kLearn of the way to its values' frequencies among the
 // elite, with kUniform of it kept uniform.
 void Hunter::learn_generation() {
-  if (elite_.empty()) return;
+  // Only points that stand out of the noise teach: above the median climb by kStandOut median
+  // absolute deviations. None (a flat landscape so far): the model stays as it is.
+  std::vector<double> c = climbs_;
+  std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
+  const double median = c[c.size() / 2];
+  for (double& x : c) x = std::abs(x - median);
+  std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
+  const double bar = median + kStandOut * std::max(c[c.size() / 2], 0.01);
+  std::vector<const Point*> teach;
+  for (const auto& [climb, p] : elite_)
+    if (climb > bar) teach.push_back(&p);
+  if (teach.empty()) return;
   for (size_t i = 0; i < model_.size(); ++i) {
     std::vector<double> freq(model_[i].size(), 0);
-    for (const auto& [climb, p] : elite_) freq[p[i]] += 1.0 / static_cast<double>(elite_.size());
+    for (const Point* p : teach) freq[(*p)[i]] += 1.0 / static_cast<double>(teach.size());
     const double n = static_cast<double>(model_[i].size());
     for (size_t k = 0; k < model_[i].size(); ++k) {
       const double learned = (1 - kLearn) * model_[i][k] + kLearn * freq[k];
@@ -126,7 +140,9 @@ std::optional<Evaluation> Hunter::next() {
   }
   if (search_ended_ || seq_ >= spec_.budget) return std::nullopt;
   for (unsigned tries = 0; tries < 2 * kDraws; ++tries) {
-    const Point p = tries < kDraws ? draw_point() : random_point();
+    // Every kExplore-th point is drawn uniformly: what the model has not learnt stays in reach.
+    const bool uniform = tries >= kDraws || (climbs_.size() + 1) % kExplore == 0;
+    const Point p = uniform ? random_point() : draw_point();
     const nlohmann::json v = values_of(p);
     if (climbed_.count(v.dump()) != 0 || !check_(v).empty()) continue;
     asked_ = p;
@@ -147,6 +163,7 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
     const double climb = known ? 0 : s.climb;
     climbed_[e.values.dump()] = climb;
     if (asked_) {
+      climbs_.push_back(climb);
       elite_.emplace_back(climb, *asked_);
       std::stable_sort(elite_.begin(), elite_.end(),
                        [](const auto& a, const auto& b) { return a.first > b.first; });

@@ -4,15 +4,17 @@
 // Hunter. One evaluation at a time: next() says what to measure, observe() takes what was.
 //
 // Search: the cross-entropy method, a model of where the score is high. Each factor has a
-// distribution over its values, uniform at first; points are drawn from them (never one already
-// measured, nor one the client would refuse) in generations of kGeneration; after each, every
-// factor's distribution moves most of the way (kLearn) to the frequencies of its values among the
-// elite (the kElite points of highest climb measured so far, anomaly_score.h Score::climb), with a
-// fifth of it kept uniform so that no value is ever left out. Counters that rise as a workload
-// meets more of a trigger's conditions make the elite share those values, so the draws close in on
-// the trigger one factor at a time (an annealing's one-factor step needs the right factor and value
-// at once; bench/README.md "Hunting" has both measured). A point that matches a trigger already
-// found climbs nothing, and each new anomaly starts the model over, so the search moves on.
+// distribution over its values, uniform at first; points are drawn from it (never one already
+// measured, nor one the client would refuse), every third point uniformly instead, in
+// generations of kGeneration. After each, the elite (the kElite points of highest climb since
+// the model started, anomaly_score.h Score::climb) that stand out of the noise (above the median
+// climb by 3 median absolute deviations) teach it: every factor's distribution moves 70 % of the
+// way to their values' frequencies, a fifth of it kept uniform so that no value is ever left out.
+// Counters that rise as a workload meets more of a trigger's conditions make the elite share
+// those values, so the draws close in on the trigger one factor at a time (an annealing's
+// one-factor step needs the right factor and value at once; bench/README.md "Hunting" has both
+// measured). With nothing standing out, it is random sampling. A point that matches a trigger
+// already found climbs nothing, and each new anomaly starts the model over.
 //
 // Explanation: when a search point is anomalous (and matches no trigger found), it is measured
 // again (noise is not an anomaly); then each factor not at its baseline is set back to it in
@@ -128,6 +130,7 @@ class Hunter {
   SampleRng rng_;
   std::vector<std::vector<double>> model_;       // per factor: the probability of each value
   std::vector<std::pair<double, Point>> elite_;  // the best measured since the model started
+  std::vector<double> climbs_;                   // every search point's climb since then
   size_t in_generation_ = 0;
   std::vector<Evaluation> queue_;          // explanation steps to ask, in order
   std::map<std::string, double> climbed_;  // measured search points: values -> climb
