@@ -15,6 +15,7 @@
 //
 // usage: rdmabench_hunt_bench [--seeds N] [--cap EVALUATIONS]
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -161,7 +162,7 @@ struct Column {
     std::sort(f.begin(), f.end());
     auto pct = [&](double q) -> std::string {
       // Misses count as more than the cap: a percentile past the found ones is "-".
-      const size_t at = static_cast<size_t>(q * static_cast<double>(seeds - 1) + 0.5);
+      const auto at = static_cast<size_t>(std::lround(q * static_cast<double>(seeds - 1)));
       return at < f.size() ? std::to_string(f[at]) : std::string("-");
     };
     char b[96];
