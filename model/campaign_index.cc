@@ -114,13 +114,6 @@ std::vector<nlohmann::json> parse_records(const std::string& text, std::string_v
   return out;
 }
 
-std::optional<nlohmann::json> parse_cliffs(const std::string& text) {
-  std::optional<nlohmann::json> last;
-  for (nlohmann::json& j : parse_records(text, "cliffs"))
-    if (j.contains("cliffs") && j["cliffs"].is_array()) last = std::move(j);
-  return last;
-}
-
 void IndexWriter::append(const nlohmann::ordered_json& line) {
   const std::string text = line.dump() + "\n";
   std::lock_guard<std::mutex> lock(mu_);

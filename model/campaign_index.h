@@ -64,9 +64,6 @@ std::vector<IndexEntry> parse_index_points(const std::string& text, size_t* bad_
 std::map<std::string, IndexEntry> parse_index(const std::string& text, size_t* bad_lines = nullptr);
 std::map<std::string, IndexEntry> read_index(const std::string& path, size_t* bad_lines = nullptr);
 
-// The last {"record": "cliffs"} line of `text`, or nullopt when there is none (a matrix
-// campaign, a search without "cliff", or a sweep that has not finished).
-std::optional<nlohmann::json> parse_cliffs(const std::string& text);
 // Every {"record": NAME} line of `text`, in order (lines that are not JSON are left out).
 std::vector<nlohmann::json> parse_records(const std::string& text, std::string_view name);
 

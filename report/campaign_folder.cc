@@ -43,8 +43,8 @@ CampaignFolder read_campaign_folder(const std::string& dir, std::ostream& notes)
     if (read_text(d / "index.jsonl", text)) {
       c.has_index = true;
       c.points = parse_index_points(text, &c.bad_index_lines);
-      c.cliffs = parse_cliffs(text);
       std::vector<std::string> refused;
+      c.cliffs = last_cliffs_record(parse_records(text, kCliffsRecord), refused);
       c.rounds = round_records_from_json(parse_records(text, kRoundRecord), refused);
       c.verdicts = last_verdicts_record(parse_records(text, kVerdictsRecord), refused);
       c.hunt = last_hunt_record(parse_records(text, kHuntRecord), refused);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/campaign_index.h"
+#include "model/cliffs_record.h"
 #include "model/host_env_record.h"
 #include "model/hunt_record.h"
 #include "model/round_record.h"
@@ -28,8 +29,8 @@ struct CampaignFolder {
   std::vector<HostEnvRecord> host_envs;  // env/*.json records, in name order
   // failed/<point_id>.json documents (any JSON object), by point id.
   std::map<std::string, nlohmann::json> failed_docs;
-  // The last {"record": "cliffs"} line of index.jsonl (a search campaign with "cliff"), if any.
-  std::optional<nlohmann::json> cliffs;
+  // The last cliffs record of index.jsonl (a search campaign with "cliff": model/cliffs_record.h).
+  std::optional<CliffsRecord> cliffs;
   // A fabric campaign's {"record": "round"} lines, in order, and its last "verdicts" record.
   std::vector<RoundRecord> rounds;  // its round records (model/round_record.h)
   std::optional<VerdictsRecord> verdicts;

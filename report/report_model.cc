@@ -20,31 +20,22 @@ std::string cliff_value_text(const std::string& along, const nlohmann::json& v) 
   return v.is_null() ? "" : v.dump();
 }
 
-// The cliffs of a cliffs record (untrusted: members of the wrong type give empty cells).
-void add_cliffs(const nlohmann::json& record, std::vector<CliffRow>& out) {
-  const std::string along =
-      record.value("along", nlohmann::json()).is_string() ? record["along"].get<std::string>() : "";
-  const std::string metric = record.value("metric", nlohmann::json()).is_string()
-                                 ? record["metric"].get<std::string>()
-                                 : "";
-  for (const auto& c : record["cliffs"]) {
-    if (!c.is_object()) continue;
+// The cliffs of a cliffs record (model/cliffs_record.h), a row each.
+void add_cliffs(const CliffsRecord& record, std::vector<CliffRow>& out) {
+  for (const CliffsRecordEntry& c : record.cliffs) {
     CliffRow row;
-    row.along = along;
-    row.metric = metric;
-    if (c.contains("point_id") && c["point_id"].is_string()) row.point = c["point_id"];
-    if (c.contains("line") && c["line"].is_object())
-      for (const auto& [k, v] : c["line"].items())
+    row.along = record.along;
+    row.metric = record.metric;
+    row.point = c.point_id;
+    if (c.line.is_object())
+      for (const auto& [k, v] : c.line.items())
         row.line += (row.line.empty() ? "" : ", ") + k + "=" + cliff_value_text(k, v);
-    if (c.contains("value")) row.value = cliff_value_text(along, c["value"]);
-    if (c.contains("shape") && c["shape"].is_string()) row.shape = c["shape"];
-    row.measured = json_number_or(c, "metric");
-    row.drop = json_number_or(c, "drop");
-    if (c.contains("previous") && c["previous"].is_object()) {
-      row.previous = json_number_or(c["previous"], "metric");
-      if (c["previous"].contains("value"))
-        row.previous_value = cliff_value_text(along, c["previous"]["value"]);
-    }
+    row.value = cliff_value_text(record.along, c.value);
+    row.shape = c.shape;
+    row.measured = c.metric;
+    row.drop = c.drop;
+    row.previous = c.previous.metric;
+    row.previous_value = cliff_value_text(record.along, c.previous.value);
     out.push_back(std::move(row));
   }
 }

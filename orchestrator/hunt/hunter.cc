@@ -164,10 +164,11 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
     climbed_[e.values.dump()] = climb;
     if (asked_) {
       climbs_.push_back(climb);
-      elite_.emplace_back(climb, *asked_);
-      std::stable_sort(elite_.begin(), elite_.end(),
-                       [](const auto& a, const auto& b) { return a.first > b.first; });
-      if (elite_.size() > kElite) elite_.resize(kElite);
+      // Highest climb first; a new point after those of equal climb.
+      const auto at = std::upper_bound(elite_.begin(), elite_.end(), climb,
+                                       [](double c, const auto& e) { return c > e.first; });
+      elite_.insert(at, {climb, *asked_});
+      if (elite_.size() > kElite) elite_.pop_back();
       if (++in_generation_ == kGeneration) {
         learn_generation();
         in_generation_ = 0;

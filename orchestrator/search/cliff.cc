@@ -23,10 +23,6 @@ struct Merged {
   CliffNeighbour neighbour() const { return {value, mean(), ids}; }
 };
 
-nlohmann::ordered_json neighbour_json(const CliffNeighbour& n) {
-  return {{"value", n.value}, {"metric", n.metric}, {"point_ids", n.point_ids}};
-}
-
 std::string value_text(const std::string& along, const nlohmann::json& v) {
   if (along == "sizes" && v.is_number_unsigned()) return format_size(v.get<uint64_t>());
   if (v.is_string()) return v.get<std::string>();
@@ -148,24 +144,37 @@ std::vector<CliffObservation> cliff_observations(const nlohmann::json& result_do
   return out;
 }
 
+CliffsRecord cliffs_record_of(const CliffSpec& spec, const CliffScan& scan,
+                              const std::string& time) {
+  CliffsRecord r{cliff_metric_name(spec.metric),
+                 spec.along,
+                 spec.threshold,
+                 scan.lines,
+                 scan.values,
+                 {},
+                 time};
+  auto neighbour = [](const CliffNeighbour& n) {
+    return CliffsRecordNeighbour{n.value, n.metric, n.point_ids};
+  };
+  for (const Cliff& c : scan.cliffs) {
+    CliffsRecordEntry e;
+    e.point_id = c.at.point_ids.empty() ? std::string() : c.at.point_ids.front();
+    e.point_ids = c.at.point_ids;
+    e.line = c.line;
+    e.value = c.at.value;
+    e.metric = c.at.metric;
+    e.drop = c.drop;
+    e.shape = c.shape;
+    e.previous = neighbour(c.previous);
+    if (c.next) e.next = neighbour(*c.next);
+    r.cliffs.push_back(std::move(e));
+  }
+  return r;
+}
+
 nlohmann::ordered_json cliffs_record(const CliffSpec& spec, const CliffScan& scan,
                                      const std::string& time) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const auto& c : scan.cliffs) {
-    list.push_back({{"point_id", c.at.point_ids.empty() ? std::string() : c.at.point_ids.front()},
-                    {"point_ids", c.at.point_ids},
-                    {"line", c.line},
-                    {"value", c.at.value},
-                    {"metric", c.at.metric},
-                    {"drop", c.drop},
-                    {"shape", c.shape},
-                    {"previous", neighbour_json(c.previous)},
-                    {"next", c.next ? neighbour_json(*c.next) : nlohmann::ordered_json(nullptr)}});
-  }
-  return {{"record", "cliffs"},        {"metric", cliff_metric_name(spec.metric)},
-          {"along", spec.along},       {"threshold", spec.threshold},
-          {"lines", scan.lines},       {"values", scan.values},
-          {"cliffs", std::move(list)}, {"time", time}};
+  return to_json(cliffs_record_of(spec, scan, time));
 }
 
 void print_cliffs(std::ostream& out, const CliffSpec& spec, const CliffScan& scan) {

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "model/cliffs_record.h"
+
 namespace rdmabench {
 
 enum class CliffMetric { kBwGbps, kMsgRate };
@@ -78,9 +80,11 @@ std::vector<CliffObservation> cliff_observations(const nlohmann::json& result_do
                                                  const std::string& point_id, const CliffSpec& spec,
                                                  const std::vector<nlohmann::json>& along_order);
 
-// The index line: {"record": "cliffs", "metric", "along", "threshold", "lines", "values",
-// "cliffs": [{"point_id", "point_ids", "line", "value", "metric", "drop", "shape",
-// "previous": {"value", "metric", "point_ids"}, "next": {...} or null}], "time"}.
+// The index line, model/cliffs_record.h's CliffsRecord: {"record": "cliffs", "metric", "along",
+// "threshold", "lines", "values", "cliffs": [{"point_id", "point_ids", "line", "value", "metric",
+// "drop", "shape", "previous": {"value", "metric", "point_ids"}, "next": {...} or null}], "time"}.
+CliffsRecord cliffs_record_of(const CliffSpec& spec, const CliffScan& scan,
+                              const std::string& time);
 nlohmann::ordered_json cliffs_record(const CliffSpec& spec, const CliffScan& scan,
                                      const std::string& time);
 

@@ -593,11 +593,21 @@ TEST(Cliffs, IndexRecordRoundTrip) {
   const auto index = parse_index(text, &bad);
   EXPECT_EQ(bad, 0u);
   EXPECT_EQ(index.size(), 2u);
-  const auto cliffs = parse_cliffs(text);
+  std::vector<std::string> refused;
+  const auto cliffs = last_cliffs_record(parse_records(text, kCliffsRecord), refused);
   ASSERT_TRUE(cliffs.has_value());
-  EXPECT_EQ(cliffs->at("cliffs").size(), 1u);
-  EXPECT_EQ(cliffs->at("time"), "2024-01-01T00:00:00Z");
-  EXPECT_FALSE(parse_cliffs(R"({"point_id":"p1","status":"ok"})").has_value());
+  EXPECT_TRUE(refused.empty());
+  EXPECT_EQ(cliffs->cliffs.size(), 1u);
+  EXPECT_EQ(cliffs->time, "2024-01-01T00:00:00Z");
+  EXPECT_EQ(to_json(*cliffs).dump(), rec.dump());  // read back through the one type
+  EXPECT_FALSE(last_cliffs_record(
+                   parse_records(R"({"point_id":"p1","status":"ok"})", kCliffsRecord), refused)
+                   .has_value());
+  nlohmann::json malformed = nlohmann::json::parse(rec.dump());
+  malformed["cliffs"][0]["drop"] = "much";
+  EXPECT_FALSE(last_cliffs_record({malformed}, refused).has_value());
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_NE(refused[0].find("/cliffs/0/drop"), std::string::npos) << refused[0];
 
   std::ostringstream out;
   print_cliffs(out, spec, scan);
