@@ -127,8 +127,10 @@ std::string raw_workload_label(const nlohmann::json& doc) {
   if (w.is_object() && w.contains("sizes") && w["sizes"].is_array()) {
     std::string sizes;
     for (const auto& x : w["sizes"])
-      if (x.is_number_unsigned())
-        sizes += (sizes.empty() ? "" : ",") + format_size(x.get<uint64_t>());
+      if (x.is_number_unsigned()) {
+        if (!sizes.empty()) sizes += ',';  // appended, not "," + string (GCC 12's -Wrestrict)
+        sizes += format_size(x.get<uint64_t>());
+      }
     if (!sizes.empty()) s += ", sizes " + sizes;
   }
   return s;

@@ -47,7 +47,10 @@ Measurement measurement_of(bool ok, const std::string& error, const ResultBrief&
 
 std::string command(const std::string& head, const std::vector<std::string>& args) {
   std::string t = head;
-  for (const auto& a : args) t += " " + shell_quote(a);
+  for (const auto& a : args) {
+    t += ' ';  // appended, not " " + string (GCC 12's -Wrestrict in a Release build)
+    t += shell_quote(a);
+  }
   return t;
 }
 
