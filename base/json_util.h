@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "base/error.h"
 
@@ -111,6 +112,20 @@ inline std::optional<double> optional_at_path(const nlohmann::json& j, const std
   const nlohmann::json::json_pointer p(ptr);
   if (!j.contains(p) || j.at(p).is_null()) return std::nullopt;
   return at_path<double>(j, ptr, "a number or null");
+}
+
+// The last of a campaign index's records of one kind (`lines`), read by `from_json`; a malformed
+// one is left out and why added to `refused` ("the NAME record: ..."). None: nullopt.
+template <typename Record, typename FromJson>
+std::optional<Record> last_record(const std::vector<nlohmann::json>& lines, const char* name,
+                                  FromJson from_json, std::vector<std::string>& refused) {
+  if (lines.empty()) return std::nullopt;
+  try {
+    return from_json(lines.back());
+  } catch (const ConfigError& e) {
+    refused.push_back(std::string("the ") + name + " record: " + e.what());
+    return std::nullopt;
+  }
 }
 
 // A number, or null for none, as the records write it.

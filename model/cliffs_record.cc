@@ -69,13 +69,7 @@ CliffsRecord cliffs_record_from_json(const json& j) {
 
 std::optional<CliffsRecord> last_cliffs_record(const std::vector<json>& lines,
                                                std::vector<std::string>& refused) {
-  if (lines.empty()) return std::nullopt;
-  try {
-    return cliffs_record_from_json(lines.back());
-  } catch (const ConfigError& e) {
-    refused.push_back(std::string("the cliffs record: ") + e.what());
-    return std::nullopt;
-  }
+  return last_record<CliffsRecord>(lines, "cliffs", cliffs_record_from_json, refused);
 }
 
 }  // namespace rdmabench

@@ -145,13 +145,7 @@ ordered_json to_json(const HuntRecord& r) {
 
 std::optional<HuntRecord> last_hunt_record(const std::vector<json>& lines,
                                            std::vector<std::string>& refused) {
-  if (lines.empty()) return std::nullopt;
-  try {
-    return hunt_record_from_json(lines.back());
-  } catch (const ConfigError& e) {
-    refused.push_back(std::string("the hunt record: ") + e.what());
-    return std::nullopt;
-  }
+  return last_record<HuntRecord>(lines, "hunt", hunt_record_from_json, refused);
 }
 
 HuntRecord hunt_record_from_json(const json& j) {

@@ -179,13 +179,7 @@ VerdictsRecord verdicts_record_from_json(const json& j) {
 
 std::optional<VerdictsRecord> last_verdicts_record(const std::vector<json>& lines,
                                                    std::vector<std::string>& refused) {
-  if (lines.empty()) return std::nullopt;
-  try {
-    return verdicts_record_from_json(lines.back());
-  } catch (const ConfigError& e) {
-    refused.push_back(std::string("the verdicts record: ") + e.what());
-    return std::nullopt;
-  }
+  return last_record<VerdictsRecord>(lines, "verdicts", verdicts_record_from_json, refused);
 }
 
 }  // namespace rdmabench
