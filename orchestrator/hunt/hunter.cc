@@ -12,6 +12,13 @@ constexpr double kStandOut = 3;    // median absolute deviations above the media
 constexpr size_t kExplore = 3;     // one search point in kExplore drawn uniformly
 constexpr unsigned kDraws = 1000;  // draws per asked point before plain random ones
 
+// Every value of `trigger` is the workload's.
+bool meets(const nlohmann::json& values, const nlohmann::json& trigger) {
+  for (const auto& [k, v] : trigger.items())
+    if (values.value(k, nlohmann::json()) != v) return false;
+  return true;
+}
+
 // The terms that fired at discovery still fire (or, for none, any does).
 bool persists(const Score& found, const Score& now) {
   const std::vector<std::string> was = found.fired();
@@ -121,13 +128,8 @@ void Hunter::learn_generation() {
 }
 
 bool Hunter::matches_known(const nlohmann::json& values) const {
-  for (const AnomalyCase& c : cases_) {
-    if (c.state != CaseState::kConfirmed) continue;
-    bool all = true;
-    for (const auto& [k, v] : c.trigger.items())
-      all = all && values.value(k, nlohmann::json()) == v;
-    if (all) return true;
-  }
+  for (const AnomalyCase& c : cases_)
+    if (c.state == CaseState::kConfirmed && meets(values, c.trigger)) return true;
   return false;
 }
 
@@ -178,12 +180,8 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
     if (!s.anomalous()) return;
     if (known) {
       for (AnomalyCase& c : cases_)
-        if (c.state == CaseState::kConfirmed && c.same_as == SIZE_MAX) {
-          bool all = true;
-          for (const auto& [k, v] : c.trigger.items())
-            all = all && e.values.value(k, nlohmann::json()) == v;
-          if (all) c.also_at.push_back(e.seq);
-        }
+        if (c.state == CaseState::kConfirmed && c.same_as == SIZE_MAX && meets(e.values, c.trigger))
+          c.also_at.push_back(e.seq);
       return;
     }
     open_case(e, s);
