@@ -106,14 +106,73 @@ std::optional<double> loss_per_million(const nlohmann::json& client, const nlohm
   return events * 1e6 / packets;
 }
 
+namespace {
+
+// One side of a "counters" object (an empty object when absent).
+const nlohmann::json& counters_side(const nlohmann::json& counters, const char* side) {
+  static const nlohmann::json none = nlohmann::json::object();
+  if (!counters.is_object()) return none;
+  const auto it = counters.find(side);
+  return it != counters.end() ? *it : none;
+}
+
+}  // namespace
+
 std::optional<double> loss_per_million(const nlohmann::json& counters) {
-  const nlohmann::json none = nlohmann::json::object();
-  const auto side = [&](const char* k) -> const nlohmann::json& {
-    if (!counters.is_object()) return none;
-    const auto it = counters.find(k);
-    return it != counters.end() ? *it : none;
-  };
-  return loss_per_million(side("client"), side("server"));
+  return loss_per_million(counters_side(counters, "client"), counters_side(counters, "server"));
+}
+
+std::optional<double> congestion_per_million(const nlohmann::json& counters) {
+  double packets = 0, signals = 0;
+  bool counted = false;
+  for (const char* name : {"client", "server"}) {
+    const nlohmann::json& side = counters_side(counters, name);
+    packets += key_value(side, CK::kPacketsSent).value_or(0);
+    for (CK k :
+         {CK::kCnpSent, CK::kCnpReceived, CK::kEcnMarked, CK::kPauseSent, CK::kPauseReceived})
+      if (const auto v = key_value(side, k)) {
+        counted = true;
+        signals += *v;
+      }
+  }
+  if (!counted || packets <= 0) return std::nullopt;
+  return signals * 1e6 / packets;
+}
+
+std::string describe_moved_counters(const nlohmann::json& moved) {
+  std::string t;
+  if (moved.is_object())
+    for (const auto& [side, keys] : moved.items()) {
+      t += t.empty() ? "" : "; ";
+      t += side;
+      t += ':';
+      bool first = true;
+      if (keys.is_object())
+        for (const auto& [key, n] : keys.items()) {
+          t += first ? " " : ", ";
+          t += key;
+          t += ' ';
+          t += n.dump();
+          first = false;
+        }
+    }
+  return t.empty() ? "none" : t;
+}
+
+nlohmann::json moved_counters(const nlohmann::json& counters) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const char* name : {"client", "server"}) {
+    const nlohmann::json& side = counters_side(counters, name);
+    nlohmann::json moved = nlohmann::json::object();
+    for (size_t i = 0; i < kCounterKeys; ++i) {
+      const auto k = static_cast<CK>(i);
+      if (k == CK::kPacketsSent || k == CK::kPacketsReceived) continue;
+      if (const auto v = key_value(side, k); v && *v != 0)
+        moved[std::string(kNames[i])] = static_cast<uint64_t>(*v);
+    }
+    if (!moved.empty()) out[name] = std::move(moved);
+  }
+  return out;
 }
 
 }  // namespace rdmabench

@@ -67,4 +67,18 @@ std::optional<double> loss_per_million(const nlohmann::json& client, const nlohm
 // absent): a result's, or one of its sizes'.
 std::optional<double> loss_per_million(const nlohmann::json& counters);
 
+// The congestion figure of a flow from a "counters" object: the congestion signals its ends
+// counted (CNPs sent and handled, ECN-marked packets received, pause frames sent and received,
+// both sides) per million packets the two sides sent. nullopt when no side has a counter for
+// any of them (rxe and siw have none: not the same as none sent) or counts no packets.
+std::optional<double> congestion_per_million(const nlohmann::json& counters);
+
+// The counters that moved in a "counters" object, in the key set: {"client": {key: n},
+// "server": {key: n}} with the nonzero keys other than the packet counts, the sides that have
+// one (an empty object when nothing moved).
+nlohmann::json moved_counters(const nlohmann::json& counters);
+// That object as one line: "client: retransmissions 12, duplicates 3; server: out_of_sequence 3"
+// ("none" when empty).
+std::string describe_moved_counters(const nlohmann::json& moved);
+
 }  // namespace rdmabench

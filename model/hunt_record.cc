@@ -65,6 +65,7 @@ ordered_json anomaly_json(const HuntAnomaly& a) {
   j["trigger"] = a.trigger;
   j["confirm_values"] = a.confirm_values;
   j["confirm"] = a.confirm ? score_json(*a.confirm) : ordered_json(nullptr);
+  j["counters"] = {{"found", a.counters_found}, {"confirm", a.counters_confirm}};
   if (!a.reproduce_client.empty())
     j["reproduce"] = {{"server", a.reproduce_server}, {"client", a.reproduce_client}};
   j["also_at"] = a.also_at;
@@ -99,6 +100,15 @@ HuntAnomaly anomaly_from(const json& j, const std::string& ptr) {
     throw ConfigError(ptr + "/trigger", brief_json(a.trigger), "an object: factor -> value");
   a.confirm_values = j.value(json::json_pointer(ptr + "/confirm_values"), json());
   a.confirm = optional_score(j, ptr + "/confirm");
+  // (Records written before the counters were recorded have none: empty.)
+  if (j.contains(json::json_pointer(ptr + "/counters")))
+    for (auto [member, to] :
+         {std::pair{"found", &a.counters_found}, {"confirm", &a.counters_confirm}}) {
+      const std::string p = ptr + "/counters/" + member;
+      *to = at_path<json>(j, p, "an object: side -> {counter: n}");
+      if (!to->is_object())
+        throw ConfigError(p, brief_json(*to), "an object: side -> {counter: n}");
+    }
   if (j.contains(json::json_pointer(ptr + "/reproduce"))) {
     a.reproduce_server = at_path<std::string>(j, ptr + "/reproduce/server", kWantText);
     a.reproduce_client = at_path<std::string>(j, ptr + "/reproduce/client", kWantText);

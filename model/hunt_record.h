@@ -49,6 +49,11 @@ struct HuntAnomaly {
   nlohmann::json trigger = nlohmann::json::object();  // factor -> value
   nlohmann::json confirm_values;                      // null when not measured
   std::optional<HuntScore> confirm;
+  // The port counters that moved where it was found and in its confirmation, in the key set
+  // ({"client": {key: n}, "server": {key: n}}; counter_keys.h moved_counters): empty objects
+  // when nothing moved or the device counts nothing (siw).
+  nlohmann::json counters_found = nlohmann::json::object();
+  nlohmann::json counters_confirm = nlohmann::json::object();
   std::string reproduce_server, reproduce_client;  // "" when not confirmed
   std::vector<uint64_t> also_at;                   // later evaluations that matched its trigger
   std::string note;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "model/counter_keys.h"
 #include "model/workload_fields.h"
 #include "report/html.h"
 
@@ -41,7 +42,10 @@ void anomaly_rows(std::string& h, const HuntAnomaly& a, size_t n) {
            ", worst ratio " + ratio_text(r.score->worst());
     h += "</li>\n";
   }
-  h += "</ul>";
+  h += "</ul><p>Counters that moved where it was found: " +
+       html_escape(describe_moved_counters(a.counters_found)) +
+       "; in its confirmation: " + html_escape(describe_moved_counters(a.counters_confirm)) +
+       ".</p>";
   if (!a.reproduce_client.empty())
     h += "<pre>" + html_escape(a.reproduce_server) + "\n" + html_escape(a.reproduce_client) +
          "</pre>";

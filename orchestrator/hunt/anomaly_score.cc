@@ -62,6 +62,9 @@ Score Scorer::score(const nlohmann::json& values, const Measurement& m) const {
   const std::string k = class_of(values);
   if (spec_.loss_ppm > 0 && m.loss_ppm)
     add(s, "loss", *m.loss_ppm / spec_.loss_ppm, *m.loss_ppm, spec_.loss_ppm);
+  if (spec_.congestion_ppm > 0 && m.congestion_ppm)
+    add(s, "congestion", *m.congestion_ppm / spec_.congestion_ppm, *m.congestion_ppm,
+        spec_.congestion_ppm);
   if (spec_.bw_below > 0 && m.gbps) {
     auto it = best_gbps_.find(k);
     if (it != best_gbps_.end() && it->second > 0)

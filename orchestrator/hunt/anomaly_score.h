@@ -5,6 +5,8 @@
 //
 //   failed          1 when the run failed (a run the client refused is never measured)
 //   loss            loss events per million packets / `loss_ppm`
+//   congestion      congestion signals (CNPs, ECN marks, pause frames) per million packets /
+//                   `congestion_ppm`, on a device that counts them (rxe and siw do not)
 //   throughput      `bw_below` x (the best Gb/s of its class so far) / its Gb/s
 //   latency_tail    (p99 / p50) / `p99_over_p50`
 //   latency_median  (p50 / the best p50 of its class so far) / `p50_over_best`
@@ -25,6 +27,7 @@ namespace rdmabench {
 struct ScoreSpec {
   bool failed = true;                                             // a failed run is anomalous
   double loss_ppm = 100;                                          // 0 = term off
+  double congestion_ppm = 1000;                                   // 0 = term off
   double bw_below = 0.5;                                          // 0 = term off
   double p99_over_p50 = 20;                                       // 0 = term off
   double p50_over_best = 4;                                       // 0 = term off
@@ -41,10 +44,12 @@ struct Measurement {
   std::optional<double> p50_ns;
   std::optional<double> p99_ns;
   std::optional<double> loss_ppm;
+  std::optional<double> congestion_ppm;  // CNPs, ECN marks and pause frames per million packets
+  nlohmann::json counters = nlohmann::json::object();  // what moved (counter_keys.h moved_counters)
 };
 
 struct ScoreTerm {
-  std::string name;  // "failed", "loss", "throughput", "latency_tail", "latency_median"
+  std::string name;  // "failed", "loss", "congestion", "throughput", "latency_tail", ...
   double ratio = 0;  // >= 1: fired
   double value = 0;  // what was measured (ppm, Gb/s, ns, or the p99/p50 ratio)
   double limit = 0;  // what it was compared with (for throughput and latency_median: the best)

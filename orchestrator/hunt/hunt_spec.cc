@@ -28,13 +28,17 @@ double number_in(const nlohmann::json& j, const char* key, const std::string& pa
 ScoreSpec parse_score(const nlohmann::json& j, const std::string& p) {
   ScoreSpec s;
   if (!j.is_object()) throw ConfigError(p, brief_json(j), "an object of the score's terms");
-  check_keys(j, p, {"failed", "loss_ppm", "bw_below", "p99_over_p50", "p50_over_best", "same"});
+  check_keys(j, p,
+             {"failed", "loss_ppm", "congestion_ppm", "bw_below", "p99_over_p50", "p50_over_best",
+              "same"});
   if (auto it = j.find("failed"); it != j.end()) {
     if (!it->is_boolean()) throw ConfigError(p + "/failed", brief_json(*it), "true or false");
     s.failed = it->get<bool>();
   }
   s.loss_ppm = number_in(j, "loss_ppm", p, s.loss_ppm, 0, 1e6,
                          "loss events per million packets, from 0 (off) to 1000000");
+  s.congestion_ppm = number_in(j, "congestion_ppm", p, s.congestion_ppm, 0, 1e6,
+                               "congestion signals per million packets, from 0 (off) to 1000000");
   s.bw_below = number_in(j, "bw_below", p, s.bw_below, 0, 0.99,
                          "a fraction of the best bandwidth of the class, from 0 (off) to 0.99");
   s.p99_over_p50 = number_in(j, "p99_over_p50", p, s.p99_over_p50, 0, 1e6,

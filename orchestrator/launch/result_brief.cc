@@ -42,7 +42,11 @@ SizeBrief size_brief(const nlohmann::json& r) {
     s.window_start_unix_s = number_at(*w, "start_unix_s");
     s.window_end_unix_s = number_at(*w, "end_unix_s");
   }
-  s.loss_ppm = loss_of(object_at(r, "counters"));
+  if (const nlohmann::json* counters = object_at(r, "counters")) {
+    s.loss_ppm = loss_per_million(*counters);
+    s.congestion_ppm = congestion_per_million(*counters);
+    s.counters_moved = moved_counters(*counters);
+  }
   return s;
 }
 
@@ -140,6 +144,8 @@ nlohmann::json to_json(const ResultBrief& b) {
     put(o, "window_start_unix_s", s.window_start_unix_s);
     put(o, "window_end_unix_s", s.window_end_unix_s);
     put(o, "loss_ppm", s.loss_ppm);
+    put(o, "congestion_ppm", s.congestion_ppm);
+    if (!s.counters_moved.empty()) o["counters_moved"] = s.counters_moved;
     j["sizes"].push_back(std::move(o));
   }
   put(j, "port_gbps", b.port_gbps);
@@ -171,6 +177,11 @@ ResultBrief brief_from_json(const nlohmann::json& j) {
       s.window_start_unix_s = take(o, "window_start_unix_s");
       s.window_end_unix_s = take(o, "window_end_unix_s");
       s.loss_ppm = take(o, "loss_ppm");
+      s.congestion_ppm = take(o, "congestion_ppm");
+      if (const auto moved = o.find("counters_moved"); moved != o.end()) {
+        if (!moved->is_object()) throw PeerError("a brief's 'counters_moved' is not an object");
+        s.counters_moved = *moved;
+      }
       b.sizes.push_back(std::move(s));
     }
   }

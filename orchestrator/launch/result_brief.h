@@ -27,6 +27,11 @@ struct SizeBrief {
   std::optional<double> window_start_unix_s;  // the measurement's window, on the client's clock
   std::optional<double> window_end_unix_s;
   std::optional<double> loss_ppm;  // from the size's own counter deltas (results[].counters)
+  // From the same deltas: congestion signals per million packets (counter_keys.h
+  // congestion_per_million; nullopt on a device without such counters) and the counters that
+  // moved ({"client": {key: n}, "server": ...}, moved_counters: what a hunt's anomaly records).
+  std::optional<double> congestion_ppm;
+  nlohmann::json counters_moved = nlohmann::json::object();
   bool operator==(const SizeBrief&) const = default;
 };
 

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/utc_time.h"
+#include "model/counter_keys.h"
 #include "model/hunt_record.h"
 #include "model/workload_fields.h"
 #include "model/workload_options.h"
@@ -40,6 +41,8 @@ Measurement measurement_of(bool ok, const std::string& error, const ResultBrief&
     m.p50_ns = s.p50_ns;
     m.p99_ns = s.p99_ns;
     m.loss_ppm = b.loss_at(s.size);
+    m.congestion_ppm = s.congestion_ppm;
+    m.counters = s.counters_moved;
     break;
   }
   return m;
@@ -113,6 +116,10 @@ class HuntRun : public CampaignRun {
       out << "  anomaly " << ++n << ": trigger " << describe_values(a->trigger) << " (" << terms
           << "; found at evaluation " << a->found_at << ", seen " << 1 + a->also_at.size()
           << " time(s))\n";
+      for (const HuntObservation& o : hunter_.history())
+        if (o.evaluation.seq == a->found_at && !o.measurement.counters.empty())
+          out << "    counters that moved: " << describe_moved_counters(o.measurement.counters)
+              << "\n";
       out << "    reproduce: " << server_command() << "\n";
       out << "               " << client_command(a->confirm_values) << "\n";
     }
@@ -187,6 +194,12 @@ class HuntRun : public CampaignRun {
     a.trigger = c.trigger;
     a.confirm_values = c.confirm_values;
     a.confirm = score_of(c.confirm);
+    const size_t index = static_cast<size_t>(&c - hunter_.cases().data());
+    for (const HuntObservation& o : hunter_.history()) {
+      if (o.evaluation.seq == c.found_at) a.counters_found = o.measurement.counters;
+      if (o.evaluation.step == HuntStep::kConfirm && o.evaluation.case_index == index)
+        a.counters_confirm = o.measurement.counters;
+    }
     if (c.state == CaseState::kConfirmed) {
       a.reproduce_server = server_command();
       a.reproduce_client = client_command(c.confirm_values);

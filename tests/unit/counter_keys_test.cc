@@ -79,6 +79,45 @@ TEST(CounterKeys, LossPerMillionPacketsOfBothSides) {
   EXPECT_FALSE(loss_per_million(json{{"hw_counters/sent_pkts", 0}}, json(nullptr)));
 }
 
+// Congestion signals (CNPs, ECN marks, pause frames) per million packets sent, both sides; no
+// figure where no side has any of those counters (rxe), which is not the same as 0.
+TEST(CounterKeys, CongestionPerMillionPacketsOfBothSides) {
+  const json counters = {
+      {"client", {{"counters/port_xmit_packets", 500000}, {"hw_counters/rp_cnp_handled", 20}}},
+      {"server",
+       {{"counters/port_xmit_packets", 500000},
+        {"hw_counters/np_cnp_sent", 20},
+        {"hw_counters/np_ecn_marked_roce_packets", 40},
+        {"ethtool/rx_pause_ctrl_phy", 0}}}};
+  EXPECT_DOUBLE_EQ(*congestion_per_million(counters), 80.0);
+  // rxe counts packets and none of these: unknown.
+  EXPECT_FALSE(congestion_per_million(
+      {{"client", {{"hw_counters/sent_pkts", 1000}}}, {"server", {{"hw_counters/sent_pkts", 9}}}}));
+  // A device with pause counters that stayed at 0: a figure of 0.
+  EXPECT_DOUBLE_EQ(
+      *congestion_per_million(
+          {{"client", {{"counters/port_xmit_packets", 10}, {"ethtool/tx_pause_ctrl_phy", 0}}}}),
+      0.0);
+  EXPECT_FALSE(congestion_per_million(json(nullptr)));
+}
+
+// What moved, in the key set and per side; the packet counts and the zeros left out.
+TEST(CounterKeys, MovedCountersNameTheKeysThatChanged) {
+  const json moved = moved_counters(
+      {{"client",
+        {{"hw_counters/sent_pkts", 1000},
+         {"hw_counters/completer_retry_err", 4},
+         {"hw_counters/rcvd_seq_err", 0}}},
+       {"server", {{"hw_counters/sent_pkts", 900}, {"hw_counters/out_of_seq_request", 2}}}});
+  EXPECT_EQ(moved,
+            json({{"client", {{"retransmissions", 4}}}, {"server", {{"out_of_sequence", 2}}}}))
+      << moved.dump();
+  EXPECT_EQ(describe_moved_counters(moved), "client: retransmissions 4; server: out_of_sequence 2");
+  EXPECT_EQ(describe_moved_counters(json::object()), "none");
+  EXPECT_EQ(moved_counters({{"client", {{"hw_counters/sent_pkts", 5}}}}), json::object());
+  EXPECT_EQ(moved_counters(json(nullptr)), json::object());
+}
+
 // The port's netdev statistics (ethtool -S): only the mapped ones are recorded, and they
 // normalise like the rest (rxe has none of mlx5's pause counters: tested with fixture names).
 TEST(CounterKeys, EthtoolStatisticsMapToPauseAndDiscards) {

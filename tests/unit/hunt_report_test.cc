@@ -36,6 +36,8 @@ HuntRecord sample() {
   a.trigger = {{"mtu", 4096}};
   a.confirm_values = {{"mtu", 4096}, {"op", "write"}};
   a.confirm = a.found;
+  a.counters_found = {{"client", {{"retransmissions", 12}}}, {"server", {{"out_of_sequence", 3}}}};
+  a.counters_confirm = {{"server", {{"out_of_sequence", 2}}}};
   a.reproduce_server = "rdmabench server --once";
   a.reproduce_client = "rdmabench client 10.0.0.1 --mtu 4096 --tos '<0>'";
   a.also_at = {7};
@@ -74,6 +76,18 @@ TEST(HuntRecord, RoundTripsAndNamesABadMember) {
   std::vector<std::string> refused;
   EXPECT_FALSE(last_hunt_record({bad}, refused).has_value());
   ASSERT_EQ(refused.size(), 1U);
+  // The counters that moved: an object of sides, named when not; absent in an older record.
+  EXPECT_EQ(back.anomalies[0].counters_found["client"]["retransmissions"], 12);
+  json counters = j;
+  counters["anomalies"][0]["counters"]["confirm"] = 5;
+  try {
+    hunt_record_from_json(counters);
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "/anomalies/0/counters/confirm");
+  }
+  counters["anomalies"][0].erase("counters");
+  EXPECT_TRUE(hunt_record_from_json(counters).anomalies[0].counters_found.empty());
 }
 
 TEST(HuntReport, AnomaliesSectionListsTriggerResetsAndReproduce) {
@@ -84,6 +98,10 @@ TEST(HuntReport, AnomaliesSectionListsTriggerResetsAndReproduce) {
   EXPECT_NE(h.find("1 candidate(s) not repeated"), std::string::npos);
   EXPECT_NE(h.find("the anomaly went away (in the trigger)"), std::string::npos);
   EXPECT_NE(h.find("--tos &#39;&lt;0&gt;&#39;"), std::string::npos);  // escaped
+  EXPECT_NE(h.find("found: client: retransmissions 12; server: out_of_sequence 3; in its "
+                   "confirmation: server: out_of_sequence 2."),
+            std::string::npos)
+      << h;
   std::string none;
   HuntRecord clean = sample();
   clean.anomalies.clear();

@@ -50,6 +50,7 @@ TEST(HuntSpec, ErrorsNameTheField) {
             "/hunt/baseline/tos");
   EXPECT_EQ(field_of({{"space", {{"mtu", {1024, 333}}}}}), "/hunt/space/mtu/1");
   EXPECT_EQ(field_of({{"score", {{"bw_below", 1.5}}}}), "/hunt/score/bw_below");
+  EXPECT_EQ(field_of({{"score", {{"congestion_ppm", -1}}}}), "/hunt/score/congestion_ppm");
   EXPECT_EQ(field_of({{"score", {{"same", {"op", "colour"}}}}}), "/hunt/score/same/1");
   EXPECT_EQ(field_of({{"budget", 10}, {"colour", 1}}), "/hunt/colour");
   EXPECT_EQ(field_of({{"space", {{"qp", {"ud"}}}}, {"baseline", {{"qp", "ud"}}}}),
@@ -80,6 +81,18 @@ TEST(AnomalyScore, TermsFireAtTheirLimitsWithinAClass) {
   Measurement failed;
   failed.error = "timed out";
   EXPECT_EQ(s.score(write, failed).fired(), std::vector<std::string>{"failed"});
+  // Congestion signals (CNPs, ECN marks, pause frames) per million packets, where the device
+  // counts them: 1,000 by default; a device without such counters has no congestion term.
+  Measurement congested = bw(19);
+  congested.congestion_ppm = 4000;
+  EXPECT_EQ(s.score(write, congested).fired(), std::vector<std::string>{"congestion"});
+  congested.congestion_ppm = 500;
+  EXPECT_FALSE(s.score(write, congested).anomalous());
+  EXPECT_EQ(s.score(write, bw(19)).terms.size(), 2U);  // loss and throughput only
+  ScoreSpec off;
+  off.congestion_ppm = 0;
+  congested.congestion_ppm = 4000;
+  EXPECT_FALSE(Scorer(off).score(write, congested).anomalous());
 }
 
 // A small space; the landscape loses packets where all of `trigger` holds (and, with `noise_at`,

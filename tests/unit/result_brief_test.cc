@@ -69,6 +69,15 @@ TEST(ResultBrief, LossFiguresOfTheRunAndOfEachSizeAndWhetherTheyWereShared) {
   b = brief_from_json(json::parse(to_json(b).dump()));
   EXPECT_EQ(b.loss_ppm, 1000.0);
   EXPECT_EQ(b.loss_at(s1), 20000.0);
+  // The size's counters that moved (a hunt records them) and its congestion figure: none here
+  // (rxe has no congestion counter), and both travel.
+  EXPECT_EQ(b.sizes[1].counters_moved, json({{"server", {{"out_of_sequence", 4}}}}));
+  EXPECT_FALSE(b.sizes[1].congestion_ppm.has_value());
+  doc["results"][1]["counters"]["server"]["hw_counters/np_cnp_sent"] = 10;
+  b = brief_from_json(json::parse(to_json(brief_of(doc)).dump()));
+  EXPECT_EQ(b.sizes[1].congestion_ppm, 50000.0);  // 10 CNPs in 200 packets
+  EXPECT_EQ(b.sizes[1].counters_moved["server"]["cnp_sent"], 10);
+  EXPECT_TRUE(b.sizes[0].counters_moved.empty());
   // No packet counters (siw): no figure.
   doc.erase("counters");
   doc["results"][1].erase("counters");
@@ -88,6 +97,9 @@ TEST(ResultBrief, TheWireKeepsEverythingAndRefusesMalformedBriefs) {
   EXPECT_THROW(brief_from_json({{"document", true}, {"sizes", {{{"gbps", 1}}}}}), PeerError);
   EXPECT_THROW(brief_from_json({{"document", true}, {"port_gbps", "fast"}}), PeerError);
   EXPECT_THROW(brief_from_json({{"document", true}, {"error", 7}}), PeerError);
+  EXPECT_THROW(
+      brief_from_json({{"document", true}, {"sizes", {{{"size", 8}, {"counters_moved", 3}}}}}),
+      PeerError);
 }
 
 TEST(ResultBrief, APointMemberAddedToTheDocumentsText) {
