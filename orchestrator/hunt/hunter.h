@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "orchestrator/hunt/anomaly_score.h"
+#include "orchestrator/hunt/hunt_model.h"
 #include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/search/sampling.h"
 
@@ -95,8 +96,6 @@ struct HuntObservation {
 
 class Hunter {
  public:
-  static constexpr size_t kGeneration = 8;
-  static constexpr size_t kElite = 3;
   using Check = std::function<std::string(const nlohmann::json&)>;  // "" = the client accepts
 
   Hunter(HuntSpec spec, Check check);
@@ -114,8 +113,7 @@ class Hunter {
   using Point = std::vector<size_t>;
   nlohmann::json values_of(const Point& p) const;
   Point random_point();
-  Point draw_point();
-  void learn_generation();
+  Point draw_point(unsigned tries);
   void start_model();
   bool matches_known(const nlohmann::json& values) const;
   void open_case(const Evaluation& e, const Score& s);
@@ -128,11 +126,8 @@ class Hunter {
   Check check_;
   Scorer scorer_;
   SampleRng rng_;
-  std::vector<std::vector<double>> model_;       // per factor: the probability of each value
-  std::vector<std::pair<double, Point>> elite_;  // the best measured since the model started
-  std::vector<double> climbs_;                   // every search point's climb since then
-  size_t in_generation_ = 0;
-  std::vector<Evaluation> queue_;          // explanation steps to ask, in order
+  HuntModel model_;                // the search points since the model started, and their climbs
+  std::vector<Evaluation> queue_;  // explanation steps to ask, in order
   std::map<std::string, double> climbed_;  // measured search points: values -> climb
   std::optional<Point> asked_;             // the search point in flight
   uint64_t seq_ = 0;
