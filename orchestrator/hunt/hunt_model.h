@@ -14,8 +14,9 @@
 // counter that rises with each condition of a trigger met is additive over those conditions, so
 // the model finds them one at a time, before any point meets them all.
 //
-// draw() is Thompson sampling: effects drawn from the posterior, whose argmax is one value per
-// factor (an additive model's best point is each factor's best value). A value with a high
+// draw() is Thompson sampling: effects drawn from the posterior (at half its spread: bolder on
+// what was learnt), whose argmax is one value per factor (an additive model's best point is each
+// factor's best value). A value with a high
 // effect is drawn often, one never measured now and then (its uncertainty), one measured at noise
 // level seldom: exploitation and exploration in one draw. With nothing standing out (a flat
 // landscape) every effect stays near 0 and the draws spread over values not yet seen, like a

@@ -6,8 +6,12 @@
 namespace rdmabench {
 namespace {
 
-constexpr size_t kExplore = 5;         // one search point in kExplore drawn uniformly
-constexpr unsigned kDraws = 1000;      // draws per asked point before plain random ones
+constexpr size_t kExplore = 5;     // one search point in kExplore drawn uniformly
+constexpr unsigned kDraws = 1000;  // draws per asked point before plain random ones
+// Search points a model learns from before it starts over: one that has followed nothing into an
+// anomaly for that long follows what is slower by nature (a class measured again climbs a little
+// above a new one, which draws it back), and keeps a flat landscape's search from stalling there.
+constexpr size_t kModelSpan = 100;
 constexpr unsigned kModelDraws = 100;  // draws of the model's best before its neighbours
 
 // Every value of `trigger` is the workload's.
@@ -136,7 +140,10 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
     const bool known = matches_known(e.values);
     const double climb = known ? 0 : s.climb;
     climbed_[e.values.dump()] = climb;
-    if (asked_) model_.add(*asked_, climb);
+    if (asked_) {
+      if (model_.points() == kModelSpan) start_model();
+      model_.add(*asked_, climb);
+    }
     asked_.reset();
     if (!s.anomalous()) return;
     if (known) {
