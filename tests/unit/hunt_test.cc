@@ -2,7 +2,8 @@
 // that keep what is slower by nature apart), and the Hunter against small synthetic landscapes:
 // a planted trigger found and named exactly (its confirmation measured), noise that does not
 // repeat dropped, nothing reported where nothing is planted, the same seed giving the same steps;
-// the search's additive model (hunt_model.h) finding the values a rising counter points at.
+// the search's additive model (hunt_model.h) finding the values a rising counter points at; a
+// small budget naming two planted causes (the CI's hunt in miniature).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -241,6 +242,55 @@ TEST(Hunter, FollowsACounterThatRisesTowardsTheTrigger) {
   std::printf("evaluations to the first hit over 40 seeds: %llu rising, %llu flat\n",
               static_cast<unsigned long long>(rising), static_cast<unsigned long long>(flat));
   EXPECT_LT(rising * 3, flat * 2);
+}
+
+// The CI's planted hunt (tests/orchestrator/pair_sweep_test.sh step 7) in miniature: 16
+// evaluations over op, size, MTU and traffic class, a loss at MTU 4096 and a policer on tos 104:
+// both named for most seeds (the cross-entropy method: 22 of 30); 10 evaluations of the clean
+// pair report nothing.
+TEST(Hunter, SmallBudgetNamesTwoPlantedCauses) {
+  int both = 0, clean_ok = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    auto spec_of = [&](uint64_t budget) {
+      return parse_hunt({{"budget", budget},
+                         {"seed", seed},
+                         {"duration_s", 0.5},
+                         {"space",
+                          {{"op", {"write", "send"}},
+                           {"sizes", {"4K", "64K"}},
+                           {"mtu", {1024, 4096}},
+                           {"tos", {0, 104}}}},
+                         {"baseline", {{"mtu", 1024}}},
+                         {"fixed", {{"inline_size", 0}, {"timeout_s", 5}}},
+                         {"score", {{"bw_below", 0.2}}}},
+                        "/hunt");
+    };
+    SampleRng noise(seed * 31 + 7);
+    auto meas = [&](const json& v, bool planted) {
+      double g = 20 * (1 + 0.1 * (2 * noise.unit() - 1));
+      double loss = 0;
+      if (planted && v["mtu"] == 4096) {
+        loss = 20000;
+        g *= 0.5;
+      }
+      if (planted && v["tos"] == 104) g = 0.05;
+      return bw(g, loss);
+    };
+    Hunter h(spec_of(16), client_refusal);
+    while (auto e = h.next()) {
+      h.observe(*e, meas(e->values, true));
+    }
+    std::set<std::string> t;
+    for (const AnomalyCase* a : h.anomalies()) t.insert(a->trigger.dump());
+    const bool ok = t == std::set<std::string>{R"({"mtu":4096})", R"({"tos":104})"};
+    both += ok ? 1 : 0;
+    Hunter c(spec_of(10), client_refusal);
+    while (auto e = c.next()) c.observe(*e, meas(e->values, false));
+    clean_ok += c.anomalies().empty() && c.history().size() == 10 ? 1 : 0;
+  }
+  std::printf("both named for %d seeds of 30; the clean hunt quiet for %d\n", both, clean_ok);
+  EXPECT_GE(both, 24);
+  EXPECT_EQ(clean_ok, 30);
 }
 
 json hunt_campaign() {
