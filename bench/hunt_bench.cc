@@ -13,7 +13,7 @@
 // For each seed: evaluations until the first evaluation inside the trigger (all three methods),
 // and for the hunt until it names the planted trigger (its confirmation measured).
 //
-// usage: rdmabench_hunt_bench [--seeds N] [--cap EVALUATIONS]
+// usage: rdmabench_hunt_bench [--seeds N] [--cap EVALUATIONS] [--factors N (only triggers of N)]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -175,9 +175,11 @@ struct Column {
 int run(int argc, char** argv) {
   uint64_t seeds = 100;
   uint64_t cap = 2000;
+  uint64_t only = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--seeds") == 0) seeds = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--cap") == 0) cap = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::strcmp(argv[i], "--factors") == 0) only = std::strtoull(argv[i + 1], nullptr, 10);
   }
   HuntSpec spec = parse_hunt({{"budget", cap}}, "/hunt");
   std::printf("space: %llu combinations; %llu seeds; at most %llu evaluations each\n\n",
@@ -188,6 +190,7 @@ int run(int argc, char** argv) {
   for (const auto* pool : {&kAnyFactor, &kWideFactor})
     for (bool counters : {true, false}) {
       for (size_t factors = 1; factors <= 3; ++factors) {
+        if (only != 0 && factors != only) continue;
         Column hunt_hit, hunt_named, random_hit, lhs_hit;
         for (uint64_t seed = 1; seed <= seeds; ++seed) {
           SampleRng rng(seed * 1000003 + factors);

@@ -6,11 +6,13 @@
 namespace rdmabench {
 namespace {
 
-constexpr double kLearn = 0.7;     // how far a generation moves the model
-constexpr double kUniform = 0.2;   // the share of each factor's distribution kept uniform
-constexpr double kStandOut = 3;    // median absolute deviations above the median climb
-constexpr size_t kExplore = 3;     // one search point in kExplore drawn uniformly
+constexpr size_t kExplore = 5;     // one search point in kExplore drawn uniformly
 constexpr unsigned kDraws = 1000;  // draws per asked point before plain random ones
+// Search points a model learns from before it starts over: one that has followed nothing into an
+// anomaly for that long follows what is slower by nature (a class measured again climbs a little
+// above a new one, which draws it back), and keeps a flat landscape's search from stalling there.
+constexpr size_t kModelSpan = 100;
+constexpr unsigned kModelDraws = 100;  // draws of the model's best before its neighbours
 
 // Every value of `trigger` is the workload's.
 bool meets(const nlohmann::json& values, const nlohmann::json& trigger) {
@@ -62,18 +64,17 @@ const char* case_state_name(CaseState s) {
 }
 
 Hunter::Hunter(HuntSpec spec, Check check)
-    : spec_(std::move(spec)), check_(std::move(check)), scorer_(spec_.score), rng_(spec_.seed) {
-  start_model();
-}
+    : spec_(std::move(spec)),
+      check_(std::move(check)),
+      scorer_(spec_.score),
+      rng_(spec_.seed),
+      model_([this] {
+        std::vector<size_t> levels;
+        for (const SearchDimension& d : spec_.space) levels.push_back(d.size());
+        return levels;
+      }()) {}
 
-void Hunter::start_model() {
-  model_.clear();
-  for (const SearchDimension& d : spec_.space)
-    model_.emplace_back(d.size(), 1.0 / static_cast<double>(d.size()));
-  elite_.clear();
-  climbs_.clear();
-  in_generation_ = 0;
-}
+void Hunter::start_model() { model_.clear(); }
 
 nlohmann::json Hunter::values_of(const Point& p) const {
   nlohmann::json v = spec_.fixed;
@@ -90,41 +91,16 @@ Hunter::Point Hunter::random_point() {
   return p;
 }
 
-Hunter::Point Hunter::draw_point() {
-  Point p;
-  for (const std::vector<double>& probs : model_) {
-    double u = rng_.unit();
-    size_t k = 0;
-    while (k + 1 < probs.size() && u >= probs[k]) u -= probs[k++];
-    p.push_back(k);
+// The model's best point for effects drawn from its posterior (Thompson sampling); after
+// kModelDraws draws that gave only points measured or refused, one of its factors drawn
+// uniformly instead (a neighbour of the model's best).
+Hunter::Point Hunter::draw_point(unsigned tries) {
+  Point p = HuntModel::best(model_.draw(rng_));
+  if (tries >= kModelDraws) {
+    const size_t f = rng_.below(p.size());
+    p[f] = rng_.below(spec_.space[f].size());
   }
   return p;
-}
-
-// Each factor's distribution moved kLearn of the way to its values' frequencies among the
-// elite, with kUniform of it kept uniform.
-void Hunter::learn_generation() {
-  // Only points that stand out of the noise teach: above the median climb by kStandOut median
-  // absolute deviations. None (a flat landscape so far): the model stays as it is.
-  std::vector<double> c = climbs_;
-  std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
-  const double median = c[c.size() / 2];
-  for (double& x : c) x = std::abs(x - median);
-  std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
-  const double bar = median + kStandOut * std::max(c[c.size() / 2], 0.01);
-  std::vector<const Point*> teach;
-  for (const auto& [climb, p] : elite_)
-    if (climb > bar) teach.push_back(&p);
-  if (teach.empty()) return;
-  for (size_t i = 0; i < model_.size(); ++i) {
-    std::vector<double> freq(model_[i].size(), 0);
-    for (const Point* p : teach) freq[(*p)[i]] += 1.0 / static_cast<double>(teach.size());
-    const double n = static_cast<double>(model_[i].size());
-    for (size_t k = 0; k < model_[i].size(); ++k) {
-      const double learned = (1 - kLearn) * model_[i][k] + kLearn * freq[k];
-      model_[i][k] = (1 - kUniform) * learned + kUniform / n;
-    }
-  }
 }
 
 bool Hunter::matches_known(const nlohmann::json& values) const {
@@ -143,8 +119,8 @@ std::optional<Evaluation> Hunter::next() {
   if (search_ended_ || seq_ >= spec_.budget) return std::nullopt;
   for (unsigned tries = 0; tries < 2 * kDraws; ++tries) {
     // Every kExplore-th point is drawn uniformly: what the model has not learnt stays in reach.
-    const bool uniform = tries >= kDraws || (climbs_.size() + 1) % kExplore == 0;
-    const Point p = uniform ? random_point() : draw_point();
+    const bool uniform = tries >= kDraws || (model_.points() + 1) % kExplore == 0;
+    const Point p = uniform ? random_point() : draw_point(tries);
     const nlohmann::json v = values_of(p);
     if (climbed_.count(v.dump()) != 0 || !check_(v).empty()) continue;
     asked_ = p;
@@ -165,16 +141,8 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
     const double climb = known ? 0 : s.climb;
     climbed_[e.values.dump()] = climb;
     if (asked_) {
-      climbs_.push_back(climb);
-      // Highest climb first; a new point after those of equal climb.
-      const auto at = std::upper_bound(elite_.begin(), elite_.end(), climb,
-                                       [](double c, const auto& e) { return c > e.first; });
-      elite_.insert(at, {climb, *asked_});
-      if (elite_.size() > kElite) elite_.pop_back();
-      if (++in_generation_ == kGeneration) {
-        learn_generation();
-        in_generation_ = 0;
-      }
+      if (model_.points() == kModelSpan) start_model();
+      model_.add(*asked_, climb);
     }
     asked_.reset();
     if (!s.anomalous()) return;

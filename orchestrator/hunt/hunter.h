@@ -3,18 +3,18 @@
 // run (hunt_run.h) and the bench's synthetic landscapes (bench/hunt_bench.cc) drive the same
 // Hunter. One evaluation at a time: next() says what to measure, observe() takes what was.
 //
-// Search: the cross-entropy method, a model of where the score is high. Each factor has a
-// distribution over its values, uniform at first; points are drawn from it (never one already
-// measured, nor one the client would refuse), every third point uniformly instead, in
-// generations of kGeneration. After each, the elite (the kElite points of highest climb since
-// the model started, anomaly_score.h Score::climb) that stand out of the noise (above the median
-// climb by 3 median absolute deviations) teach it: every factor's distribution moves 70 % of the
-// way to their values' frequencies, a fifth of it kept uniform so that no value is ever left out.
-// Counters that rise as a workload meets more of a trigger's conditions make the elite share
-// those values, so the draws close in on the trigger one factor at a time (an annealing's
-// one-factor step needs the right factor and value at once; bench/README.md "Hunting" has both
-// measured). With nothing standing out, it is random sampling. A point that matches a trigger
-// already found climbs nothing, and each new anomaly starts the model over.
+// Search: an additive model of the climb (anomaly_score.h Score::climb), hunt_model.h: a Bayesian
+// linear regression of each search point's climb on its factor=value indicators, fitted on the
+// search points since the model started. Each point is the best of effects drawn from the model
+// (Thompson sampling: per factor, the value of the highest drawn effect; never a point already
+// measured, nor one the client would refuse), every fifth point uniformly instead. Points at
+// noise level pull their values' effects to 0, points above raise the values they share, and a
+// value not yet measured keeps its prior's uncertainty: a counter that rises with each of a
+// trigger's conditions met draws the search to those values one at a time, before any term
+// fires; with nothing standing out the draws spread over values not yet seen. (The cross-entropy
+// method before it, and an annealing before that: bench/README.md "Hunting" has all three
+// measured.) A point that matches a trigger already found climbs nothing; each new anomaly starts
+// the model over, and so do 100 search points without one (hunter.cc kModelSpan).
 //
 // Explanation: when a search point is anomalous (and matches no trigger found), it is measured
 // again (noise is not an anomaly); then each factor not at its baseline is set back to it in
@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "orchestrator/hunt/anomaly_score.h"
+#include "orchestrator/hunt/hunt_model.h"
 #include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/search/sampling.h"
 
@@ -95,8 +96,6 @@ struct HuntObservation {
 
 class Hunter {
  public:
-  static constexpr size_t kGeneration = 8;
-  static constexpr size_t kElite = 3;
   using Check = std::function<std::string(const nlohmann::json&)>;  // "" = the client accepts
 
   Hunter(HuntSpec spec, Check check);
@@ -114,8 +113,7 @@ class Hunter {
   using Point = std::vector<size_t>;
   nlohmann::json values_of(const Point& p) const;
   Point random_point();
-  Point draw_point();
-  void learn_generation();
+  Point draw_point(unsigned tries);
   void start_model();
   bool matches_known(const nlohmann::json& values) const;
   void open_case(const Evaluation& e, const Score& s);
@@ -128,11 +126,8 @@ class Hunter {
   Check check_;
   Scorer scorer_;
   SampleRng rng_;
-  std::vector<std::vector<double>> model_;       // per factor: the probability of each value
-  std::vector<std::pair<double, Point>> elite_;  // the best measured since the model started
-  std::vector<double> climbs_;                   // every search point's climb since then
-  size_t in_generation_ = 0;
-  std::vector<Evaluation> queue_;          // explanation steps to ask, in order
+  HuntModel model_;                // the search points since the model started, and their climbs
+  std::vector<Evaluation> queue_;  // explanation steps to ask, in order
   std::map<std::string, double> climbed_;  // measured search points: values -> climb
   std::optional<Point> asked_;             // the search point in flight
   uint64_t seq_ = 0;

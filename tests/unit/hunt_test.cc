@@ -1,9 +1,12 @@
 // The `hunt` block: parsing (defaults, JSON-path errors), the anomaly score (its terms, classes
 // that keep what is slower by nature apart), and the Hunter against small synthetic landscapes:
 // a planted trigger found and named exactly (its confirmation measured), noise that does not
-// repeat dropped, nothing reported where nothing is planted, the same seed giving the same steps.
+// repeat dropped, nothing reported where nothing is planted, the same seed giving the same steps;
+// the search's additive model (hunt_model.h) finding the values a rising counter points at; a
+// small budget naming two planted causes (the CI's hunt in miniature).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 #include <string>
 
@@ -11,6 +14,7 @@
 #include "model/workload_fields.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/hunt/anomaly_score.h"
+#include "orchestrator/hunt/hunt_model.h"
 #include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/hunt/hunter.h"
 
@@ -201,6 +205,105 @@ TEST(Hunter, NeverAsksWhatTheClientRefuses) {
     EXPECT_NE(e->values["sge"], 4);
     h.observe(*e, l(e->values));
   }
+}
+
+TEST(HuntModel, PointsAboveTheNoiseRaiseTheirSharedValues) {
+  // Three factors of 3, 4 and 3 values; the climb is 0.5, plus 0.4 for value 2 of factor 0 and
+  // 0.4 for value 1 of factor 1 (a counter rising with each condition met), with a little noise.
+  HuntModel m({3, 4, 3});
+  SampleRng rng(3);
+  for (int n = 0; n < 30; ++n) {
+    const HuntModel::Point p = {rng.below(3), rng.below(4), rng.below(3)};
+    m.add(p, 0.5 + 0.4 * (p[0] == 2) + 0.4 * (p[1] == 1) + 0.05 * rng.unit());
+  }
+  EXPECT_EQ(HuntModel::best(m.mean()), (HuntModel::Point{2, 1, HuntModel::best(m.mean())[2]}));
+  // Thompson draws mostly land on both values (70 of 100 at this seed); an empty model draws
+  // every value.
+  int both = 0;
+  for (int n = 0; n < 100; ++n) {
+    const HuntModel::Point p = HuntModel::best(m.draw(rng));
+    both += p[0] == 2 && p[1] == 1 ? 1 : 0;
+  }
+  EXPECT_GE(both, 50);  // uniform draws: about 8
+  m.clear();
+  std::set<size_t> seen;
+  for (int n = 0; n < 100; ++n) seen.insert(HuntModel::best(m.draw(rng))[1]);
+  EXPECT_EQ(seen.size(), 4U);
+}
+
+TEST(Hunter, FollowsACounterThatRisesTowardsTheTrigger) {
+  // Loss rises with each of the trigger's two conditions met (below the loss limit), then the
+  // trigger (12 points of 108): over 40 seeds, the evaluations to the first hit are fewer in all
+  // than where nothing rises before the trigger.
+  auto to_hit = [](double per_condition) {
+    uint64_t total = 0;
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+      Hunter h(small_space(60, seed), accept_all);
+      while (auto e = h.next()) {
+        const int met = (e->values["mtu"] == 4096 ? 1 : 0) + (e->values["tos"] == 104 ? 1 : 0);
+        h.observe(*e, bw(10, met == 2 ? 3000 : per_condition * met));
+        if (met == 2) {
+          total += e->seq;
+          break;
+        }
+      }
+    }
+    return total;
+  };
+  const uint64_t rising = to_hit(40);
+  const uint64_t flat = to_hit(0);
+  std::printf("evaluations to the first hit over 40 seeds: %llu rising, %llu flat\n",
+              static_cast<unsigned long long>(rising), static_cast<unsigned long long>(flat));
+  EXPECT_LT(rising * 3, flat * 2);
+}
+
+// The CI's planted hunt (tests/orchestrator/pair_sweep_test.sh step 7) in miniature: 16
+// evaluations over op, size, MTU and traffic class, a loss at MTU 4096 and a policer on tos 104:
+// both named for most seeds (the cross-entropy method: 22 of 30); 10 evaluations of the clean
+// pair report nothing.
+TEST(Hunter, SmallBudgetNamesTwoPlantedCauses) {
+  int both = 0, clean_ok = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    auto spec_of = [&](uint64_t budget) {
+      return parse_hunt({{"budget", budget},
+                         {"seed", seed},
+                         {"duration_s", 0.5},
+                         {"space",
+                          {{"op", {"write", "send"}},
+                           {"sizes", {"4K", "64K"}},
+                           {"mtu", {1024, 4096}},
+                           {"tos", {0, 104}}}},
+                         {"baseline", {{"mtu", 1024}}},
+                         {"fixed", {{"inline_size", 0}, {"timeout_s", 5}}},
+                         {"score", {{"bw_below", 0.2}}}},
+                        "/hunt");
+    };
+    SampleRng noise(seed * 31 + 7);
+    auto meas = [&](const json& v, bool planted) {
+      double g = 20 * (1 + 0.1 * (2 * noise.unit() - 1));
+      double loss = 0;
+      if (planted && v["mtu"] == 4096) {
+        loss = 20000;
+        g *= 0.5;
+      }
+      if (planted && v["tos"] == 104) g = 0.05;
+      return bw(g, loss);
+    };
+    Hunter h(spec_of(16), client_refusal);
+    while (auto e = h.next()) {
+      h.observe(*e, meas(e->values, true));
+    }
+    std::set<std::string> t;
+    for (const AnomalyCase* a : h.anomalies()) t.insert(a->trigger.dump());
+    const bool ok = t == std::set<std::string>{R"({"mtu":4096})", R"({"tos":104})"};
+    both += ok ? 1 : 0;
+    Hunter c(spec_of(10), client_refusal);
+    while (auto e = c.next()) c.observe(*e, meas(e->values, false));
+    clean_ok += c.anomalies().empty() && c.history().size() == 10 ? 1 : 0;
+  }
+  std::printf("both named for %d seeds of 30; the clean hunt quiet for %d\n", both, clean_ok);
+  EXPECT_GE(both, 24);
+  EXPECT_EQ(clean_ok, 30);
 }
 
 json hunt_campaign() {
