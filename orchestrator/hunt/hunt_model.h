@@ -57,9 +57,7 @@ class HuntModel {
   std::vector<double> climbs_;
   bool fitted_ = false;
   std::vector<double> chol_;  // the posterior precision's Cholesky factor L (row-major, lower)
-  std::vector<double> mean_;
-  double centre_ = 0;
-  double noise_ = 0;  // the posterior mean of the effects
+  std::vector<double> mean_;  // the posterior mean of the effects
 };
 
 }  // namespace rdmabench
