@@ -1,7 +1,7 @@
 #pragma once
 // A hunt's record: the {"record": "hunt"} line of a campaign folder's index.jsonl, written once
 // after a hunt's last evaluation (docs/hunting.md; results/SCHEMA.md "A hunt's record"). The one
-// definition: the hunt's run writes it through to_json (orchestrator/run/hunt_run.cc), and the
+// definition: the hunt's run writes it through to_json (orchestrator/hunt/hunt_run.cc), and the
 // report (its "Anomalies" section and figures) and the JUnit export read it back through
 // hunt_record_from_json.
 #include <cstdint>

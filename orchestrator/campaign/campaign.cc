@@ -58,36 +58,47 @@ void parse_launcher(const nlohmann::json& j, const CampaignOptions& options, Cam
   }
 }
 
-// Where the points run: the block of exactly one kind (host pairs, or a kind in `kinds`).
-void parse_driver(const nlohmann::json& j, const std::string& base_dir, const std::string& self_exe,
-                  const std::vector<DriverKind>& kinds, Campaign& c,
-                  std::shared_ptr<CampaignDriver>& driver) {
+// Where the points run: the block of exactly one kind (host pairs, or a kind in `kinds`; a kind
+// on host pairs, a hunt, with the "hosts" block beside its own). Returns that kind.
+const DriverKind& parse_driver(const nlohmann::json& j, const std::string& base_dir,
+                               const std::string& self_exe, const std::vector<DriverKind>& kinds,
+                               Campaign& c, std::shared_ptr<CampaignDriver>& driver) {
   std::string either;
   std::string blocks;
-  const DriverKind* found = nullptr;
-  const DriverKind* also = nullptr;
+  std::vector<const DriverKind*> present;
+  bool on_pairs = false;
   for (const DriverKind& k : kinds) {
     either += (either.empty() ? "either \"" : " or \"") + k.key + "\" (" + k.holds + ")";
     if (&k != &kinds.front()) blocks += (blocks.empty() ? "\"" : " or \"") + k.key + "\"";
     if (!j.contains(k.key)) continue;
-    if (found == nullptr) {
-      found = &k;
-    } else if (also == nullptr) {
-      also = &k;
-    }
+    present.push_back(&k);
+    on_pairs = on_pairs || k.on_host_pairs;
   }
-  if (also != nullptr)
-    throw ConfigError("/" + found->key, brief_json(j[found->key]), either + ", not both");
-  const DriverParseContext ctx{base_dir, self_exe, c.allocation ? &*c.allocation : nullptr};
-  if (found == nullptr) {
-    const DriverKind& k = kinds.front();
-    const std::string what = "a list of " + k.holds;
-    driver = k.parse(
-        require(j, k.key, "", blocks.empty() ? what : what + " (or a " + blocks + " block)"),
-        "/" + k.key, ctx);
-    return;
+  const DriverKind& pairs = kinds.front();
+  if (on_pairs && present.front() == &pairs) present.erase(present.begin());  // theirs
+  if (present.size() > 1)
+    throw ConfigError("/" + present[0]->key, brief_json(j[present[0]->key]), either + ", not both");
+  DriverParseContext ctx{base_dir, self_exe, c.allocation ? &*c.allocation : nullptr, nullptr};
+  const DriverKind& kind = present.empty() ? pairs : *present.front();
+  std::shared_ptr<CampaignDriver> hosts;
+  if (kind.on_host_pairs || &kind == &pairs) {
+    const std::string what = "a list of " + pairs.holds;
+    hosts = pairs.parse(
+        require(
+            j, pairs.key, "",
+            blocks.empty() || kind.on_host_pairs ? what : what + " (or a " + blocks + " block)"),
+        "/" + pairs.key, ctx);
   }
-  driver = found->parse(j[found->key], "/" + found->key, ctx);
+  if (&kind == &pairs) {
+    driver = std::move(hosts);
+    return kind;
+  }
+  std::vector<HostPair> host_pairs;
+  if (hosts)
+    for (size_t i = 0; i < hosts->pair_count(); ++i) host_pairs.push_back(hosts->pair(i));
+  ctx.host_pairs = hosts ? &host_pairs : nullptr;
+  driver = kind.parse(j[kind.key], "/" + kind.key, ctx);
+  return kind;
 }
 
 // "ssh_config": environment variables expanded, "~/" from $HOME, relative to the campaign file.
@@ -107,18 +118,15 @@ void parse_ssh_config(const nlohmann::json& j, const std::string& base_dir, Camp
 }
 
 // The workload space: a "matrix" (every combination, with optional excludes) or a "search"
-// (points drawn now, each checked as a workload when drawn).
-void parse_workload_space(const nlohmann::json& j, Campaign& c) {
-  if (auto hunt = j.find("hunt"); hunt != j.end()) {
+// (points drawn now, each checked as a workload when drawn); none beside a kind whose block says
+// what it measures (a hunt's).
+void parse_workload_space(const nlohmann::json& j, const DriverKind& kind, Campaign& c) {
+  if (!kind.own_space.empty()) {
     for (const char* other : {"matrix", "search", "exclude"})
       if (j.contains(other))
-        throw ConfigError("/hunt", brief_json(*hunt),
-                          std::string("a hunt on its own: no \"") + other +
-                              "\" beside it (the hunt's space says what it measures)");
-    if (j.contains("fabric") || c.driver->pair_count() != 1)
-      throw ConfigError("/hosts", j.contains("hosts") ? brief_json(j["hosts"]) : "(none)",
-                        "one host pair for a hunt (it measures one link or device at a time)");
-    c.hunt = parse_hunt(*hunt, "/hunt");
+        throw ConfigError("/" + kind.key, brief_json(j[kind.key]),
+                          "a \"" + kind.key + "\" on its own: no \"" + other + "\" beside it (" +
+                              kind.own_space + ")");
     return;
   }
   const auto search = j.find("search");
@@ -129,8 +137,7 @@ void parse_workload_space(const nlohmann::json& j, Campaign& c) {
   if (search == j.end() && !j.contains("matrix"))
     throw ConfigError(
         "/matrix", "(missing)",
-        "a \"matrix\" object (every combination), a \"search\" object (sampled points) or a "
-        "\"hunt\" object (anomalies)");
+        "a \"matrix\" object (every combination) or a \"search\" object (sampled points)");
   if (search != j.end()) {
     c.search = parse_search(*search, "/search");
     if (auto it = j.find("exclude"); it != j.end())
@@ -178,8 +185,8 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
   std::vector<DriverKind> kinds{pair_kind()};
   kinds.insert(kinds.end(), options.kinds.begin(), options.kinds.end());
   std::vector<std::string> keys{
-      "name",   "description", "launcher", "ssh_config",  "connect_timeout_s", "matrix",
-      "search", "hunt",        "exclude",  "repetitions", "timeout_s",         "token"};
+      "name",    "description", "launcher",  "ssh_config", "connect_timeout_s", "matrix", "search",
+      "exclude", "repetitions", "timeout_s", "token"};
   for (const DriverKind& k : kinds) keys.insert(keys.begin() + 2 + (&k - kinds.data()), k.key);
   check_keys(j, "", keys);
   Campaign c;
@@ -191,13 +198,13 @@ Campaign parse_campaign(const nlohmann::json& j, const std::string& base_dir,
 
   parse_launcher(j, options, c);
   std::shared_ptr<CampaignDriver> driver;
-  parse_driver(j, base_dir, self_exe, kinds, c, driver);
+  const DriverKind& kind = parse_driver(j, base_dir, self_exe, kinds, c, driver);
   c.driver = driver;
   parse_ssh_config(j, base_dir, c);
   c.connect_timeout_s = get_seconds(j, "connect_timeout_s", "", 10, 0, 600);
   c.timeout_s = get_seconds(j, "timeout_s", "", 300, 0, 86400);
 
-  parse_workload_space(j, c);
+  parse_workload_space(j, kind, c);
   if (auto it = j.find("repetitions"); it != j.end()) {
     if (!is_uint(*it) || it->get<uint64_t>() < 1 || it->get<uint64_t>() > 100000)
       throw ConfigError("/repetitions", brief_json(*it), "a whole number from 1 to 100000");

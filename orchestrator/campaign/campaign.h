@@ -16,7 +16,6 @@
 #include "orchestrator/campaign/campaign_driver.h"
 #include "orchestrator/campaign/host_spec.h"
 #include "orchestrator/campaign/matrix.h"
-#include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/launch/slurm_allocation.h"
 #include "orchestrator/search/search.h"
 
@@ -29,7 +28,7 @@ inline constexpr size_t kMaxPoints = 1000000;
 struct Campaign {
   std::string name;
   std::string description;
-  // Where its points run: the driver of its "hosts" or "fabric" block (campaign_driver.h).
+  // Where its points run: the driver of its "hosts", "fabric" or "hunt" block (campaign_driver.h).
   std::shared_ptr<const CampaignDriver> driver;
   std::string ssh_config;  // "" = ssh's defaults (~/.ssh/config)
   // How commands reach the hosts other than "local": "ssh" (the default) or "slurm" (job steps
@@ -40,9 +39,6 @@ struct Campaign {
   std::vector<Exclude> excludes;
   std::optional<Search> search;  // a "search" block instead of a matrix
   SearchDraw draw;               // its runs, drawn when the campaign is parsed
-  // A "hunt" block instead of a matrix (orchestrator/hunt/): its points are made as it goes
-  // (run/hunt_run.h), none by expand(); on one host pair.
-  std::optional<HuntSpec> hunt;
   unsigned repetitions = 1;
   double timeout_s = 300;         // per point: server start to client exit
   double connect_timeout_s = 10;  // ssh ConnectTimeout and the reachability check
@@ -58,9 +54,10 @@ struct Campaign {
   HostPair pair(size_t i) const { return driver->pair(i); }
   std::string pair_name(size_t i) const { return driver->pair_name(i); }
 
-  // The workload combinations: the matrix's, or the runs drawn by the search (a hunt: none).
+  // The workload combinations: the matrix's, or the runs drawn by the search (none for a driver
+  // that makes its points as it goes: a hunt).
   size_t combinations() const {
-    if (hunt) return 0;
+    if (driver->adaptive_budget()) return 0;
     return search ? draw.runs.size() : matrix.size();
   }
   nlohmann::json combination(size_t k) const {

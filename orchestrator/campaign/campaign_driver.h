@@ -2,9 +2,11 @@
 // The kinds of campaign behind one interface. A campaign file's common part (name, launcher,
 // limits, repetitions, token, the workload space) is parsed once by parse_campaign
 // (campaign.h); where its points run comes from one block that a driver owns and parses:
-// "hosts" (host pairs, pair_driver.h) or "fabric" (hosts and a pattern, its rounds and
-// probes: orchestrator/fabric/fabric_driver.h). The driver turns its block into host pairs (a
-// fabric's links) and, per repetition, into points; parse_campaign and expand() know no kind.
+// "hosts" (host pairs, pair_driver.h), "fabric" (hosts and a pattern, its rounds and probes:
+// orchestrator/fabric/fabric_driver.h) or "hunt" (an adaptive search on the one host pair of a
+// "hosts" block beside it: orchestrator/hunt/hunt_driver.h). The driver turns its block into
+// host pairs (a fabric's links) and, per repetition, into points (a hunt: none, it makes them
+// as it goes); parse_campaign and expand() know no kind.
 // A new kind is a new driver and a DriverKind in the list the sweep passes (sweep.h
 // campaign_kinds()): no branch in this folder.
 #include <cstddef>
@@ -15,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,6 +124,22 @@ class CampaignDriver {
   virtual void describe(std::ostream& /*out*/, const Expansion& /*x*/) const {}
   virtual std::string place(const Point& /*p*/) const { return ""; }
 
+  // A driver that makes its points as it goes, from what it measured (an adaptive search: a
+  // hunt), rather than through expand(): at most how many points it measures; none (the
+  // default) for a driver whose points expand() makes. For such a driver the runner takes every
+  // point an earlier sweep finished as done (--resume: the driver reads them back), counts its
+  // progress against this number, and takes its failed points as measurements: its exit status
+  // is that of its findings (finish()), not "points failed".
+  virtual std::optional<uint64_t> adaptive_budget() const { return std::nullopt; }
+  // Only asked when adaptive_budget(): the sweep's first line after "campaign 'NAME': " ("a hunt
+  // of up to 40 evaluations on p"), the line after a finished sweep whose finish() found `n`
+  // ("the hunt found 2 anomalies"), and its whole dry run (`done`: the points finished earlier,
+  // `out_dir` the campaign folder).
+  virtual std::string adaptive_start() const { return ""; }
+  virtual std::string adaptive_findings(size_t /*n*/) const { return ""; }
+  virtual void describe_adaptive(std::ostream& /*out*/, const std::set<std::string>& /*done*/,
+                                 const std::string& /*out_dir*/) const {}
+
   // Its side of a sweep (run/campaign_run.h): the batches it runs and what it makes of their
   // outcomes. None (the default): every point on its own, in expansion order. (A shared_ptr:
   // this header knows CampaignRun by name only.)
@@ -134,6 +153,8 @@ struct DriverParseContext {
   std::string base_dir;                         // the campaign file's folder
   std::string self_exe;                         // what "rdmabench": "self" stands for
   const SlurmAllocation* allocation = nullptr;  // with the slurm launcher: hosts must be in it
+  // A kind on host pairs (DriverKind::on_host_pairs): the "hosts" block's pairs, parsed.
+  const std::vector<HostPair>* host_pairs = nullptr;
 };
 
 // A kind of campaign: the key of its block in the campaign file, what the block holds (for
@@ -144,6 +165,12 @@ struct DriverKind {
   std::function<std::shared_ptr<CampaignDriver>(
       const nlohmann::json& block, const std::string& path, const DriverParseContext& context)>
       parse;
+  // Its block sits beside a "hosts" block, whose pairs it measures on (a hunt): the parser finds
+  // them in DriverParseContext::host_pairs.
+  bool on_host_pairs = false;
+  // Its block says what it measures (a hunt's space): why no "matrix", "search" or "exclude" may
+  // stand beside it; "" for a kind whose points are the campaign's workload space.
+  std::string own_space;
 };
 
 }  // namespace rdmabench

@@ -74,7 +74,8 @@ DriverKind pair_kind() {
                     [](const nlohmann::json& block, const std::string& path,
                        const DriverParseContext& ctx) -> std::shared_ptr<CampaignDriver> {
                       return std::make_shared<PairDriver>(parse_pairs(block, path, ctx));
-                    }};
+                    },
+                    false, ""};
 }
 
 }  // namespace rdmabench

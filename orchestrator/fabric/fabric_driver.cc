@@ -129,7 +129,8 @@ DriverKind fabric_kind() {
                        const DriverParseContext& ctx) -> std::shared_ptr<CampaignDriver> {
                       return std::make_shared<FabricDriver>(
                           parse_fabric(block, path, ctx.base_dir, ctx.self_exe, ctx.allocation));
-                    }};
+                    },
+                    false, ""};
 }
 
 const FabricDriver* fabric_of(const Campaign& c) {

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "base/utc_time.h"
-#include "orchestrator/run/hunt_run.h"
 #include "orchestrator/search/cliff.h"
 
 namespace rdmabench {
@@ -85,7 +84,6 @@ std::shared_ptr<CampaignRun> each_point_run(const RunSetup& setup) {
 }
 
 std::shared_ptr<CampaignRun> start_campaign_run(const RunSetup& setup) {
-  if (setup.campaign.hunt) return hunt_run(setup);
   std::shared_ptr<CampaignRun> run = setup.campaign.driver->start_run(setup);
   if (!run) run = each_point_run(setup);
   if (setup.campaign.search && setup.campaign.search->cliff)

@@ -95,35 +95,14 @@ bool uses_agents(const Campaign& c,
   return true;
 }
 
-// A hunt: its space, baseline, budget and score; its points are made as it goes.
-void print_hunt(std::ostream& out, const Campaign& c, const std::set<std::string>& done,
-                const std::string& out_dir) {
-  const HuntSpec& h = *c.hunt;
-  out << "campaign " << shell_quote(c.name) << ": a hunt on " << c.pair_name(0) << ", up to "
-      << h.budget << " evaluations (seed " << h.seed << ")";
-  if (h.time_s > 0) out << ", no new search step after " << h.time_s << " s";
-  if (!done.empty()) out << ", " << done.size() << " done earlier (read back with --resume)";
-  out << "\nspace (" << h.combinations() << " combinations):\n";
-  for (const SearchDimension& d : h.space)
-    out << "  " << d.key << ": " << d.describe() << "; baseline " << h.baseline[d.key].dump()
-        << "\n";
-  out << "fixed: " << describe_values(h.fixed) << "\n";
-  const ScoreSpec& s = h.score;
-  out << "score: failed " << (s.failed ? "on" : "off") << ", loss_ppm " << s.loss_ppm
-      << ", bw_below " << s.bw_below << ", p99_over_p50 " << s.p99_over_p50 << ", p50_over_best "
-      << s.p50_over_best << "; a class is the same";
-  for (const auto& f : s.same) out << " " << f;
-  out << "\noutput: " << out_dir << "/e<NNNN>-<point_id>.json, " << out_dir
-      << "/index.jsonl (each evaluation, then the hunt record)\n";
-}
-
 }  // namespace
 
 void print_dry_run(std::ostream& out, const Campaign& c, const Expansion& x,
                    const std::map<std::string, std::unique_ptr<Launcher>>& launchers,
                    const std::set<std::string>& done, const std::string& out_dir) {
-  if (c.hunt) {
-    print_hunt(out, c, done, out_dir);
+  if (c.driver->adaptive_budget()) {  // its points are made as it goes: its own lines
+    out << "campaign " << shell_quote(c.name) << ": ";
+    c.driver->describe_adaptive(out, done, out_dir);
     return;
   }
   size_t skipped = 0;

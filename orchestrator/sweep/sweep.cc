@@ -24,6 +24,7 @@
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/campaign/point_id.h"
 #include "orchestrator/fabric/fabric_driver.h"  // campaign_kinds(): the drivers it knows
+#include "orchestrator/hunt/hunt_driver.h"
 #include "orchestrator/launch/clock_offset.h"
 #include "orchestrator/launch/launcher.h"
 #include "orchestrator/launch/slurm_launcher.h"
@@ -106,7 +107,7 @@ void read_resume_state(Sweep& s, std::ostream& err) {
       if (fs::exists(s.dir + "/" + p.id + ".json", ec)) existing.insert(p.id);
     }
     s.done = done_points(ids, s.index, existing);
-    if (s.c.hunt)  // its points are made as it goes: every finished one it finds is done
+    if (s.c.driver->adaptive_budget())  // it makes its points as it goes: every finished one
       for (const auto& [id, entry] : s.index)
         if (entry.status == "ok" && fs::exists(s.dir + "/" + id + ".json", ec)) s.done.insert(id);
   } else if (!s.opt.dry_run && fs::exists(s.index_path, ec)) {
@@ -164,9 +165,8 @@ void start_sweep(Sweep& s, std::ostream& out) {
   make_dir(s.dir);
   make_dir(s.dir + "/env");
   make_dir(s.dir + "/logs");
-  if (s.c.hunt) {
-    out << "campaign '" << s.c.name << "': a hunt of up to " << s.c.hunt->budget
-        << " evaluations on " << s.c.pair_name(0);
+  if (s.c.driver->adaptive_budget()) {
+    out << "campaign '" << s.c.name << "': " << s.c.driver->adaptive_start();
     if (!s.done.empty()) out << ", " << s.done.size() << " done earlier (read back)";
     out << "; results in " << s.dir << std::endl;
     return;
@@ -302,10 +302,11 @@ int print_summary(const Sweep& s, CampaignRun& run, IndexWriter& writer, const S
   if (s.left_out != 0) out << " (" << s.left_out << " left out with their hosts)";
   if (s.skipped != 0) out << ", " << s.skipped << " skipped";
   if (!s.done.empty()) out << ", " << s.done.size() << " done earlier";
-  if (interrupted && !c.hunt)
+  const bool adaptive = c.driver->adaptive_budget().has_value();
+  if (interrupted && !adaptive)
     out << ", " << (s.todo.size() - s.finished) << " not run ("
         << (allocation_ended ? "the allocation ended" : "interrupted") << ")";
-  if (interrupted && c.hunt)
+  if (interrupted && adaptive)
     out << " (" << (allocation_ended ? "the allocation ended" : "interrupted") << ")";
   out << "; results in " << s.dir << std::endl;
   if (!interrupted) run.summary(writer, out, err);
@@ -327,11 +328,10 @@ int print_summary(const Sweep& s, CampaignRun& run, IndexWriter& writer, const S
   for (const auto& [host, why] : s.lost_agents)
     err << "rdmabench: host " << host << " was lost mid-campaign (its agent: " << why
         << "); its later flows failed, the other hosts went on" << std::endl;
-  if (c.hunt) {  // its failed evaluations are measurements (the score's "failed" term)
+  if (adaptive) {  // its failed points are measurements (a hunt's "failed" term)
     if (s.bad_links == 0) return 0;
-    err << "rdmabench: the hunt found " << s.bad_links << " anomal"
-        << (s.bad_links == 1 ? "y" : "ies") << " (the hunt record in " << s.index_path << ")"
-        << std::endl;
+    err << "rdmabench: " << c.driver->adaptive_findings(s.bad_links) << " (its record in "
+        << s.index_path << ")" << std::endl;
     return kSweepBadLink;
   }
   if (s.failed + s.left_out != 0) {
@@ -350,7 +350,7 @@ int print_summary(const Sweep& s, CampaignRun& run, IndexWriter& writer, const S
 
 }  // namespace
 
-std::vector<DriverKind> campaign_kinds() { return {fabric_kind()}; }
+std::vector<DriverKind> campaign_kinds() { return {fabric_kind(), hunt_kind()}; }
 
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
               const std::atomic<bool>& stop) {
@@ -362,7 +362,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
                     CampaignOptions{opt.launcher, find_slurm_allocation, campaign_kinds()});
   const Expansion x = expand(c);
   Sweep s(opt, c, x);
-  if (x.points.empty() && !c.hunt)
+  if (x.points.empty() && !c.driver->adaptive_budget())
     throw ConfigError(opt.campaign_file + ": /exclude", "(everything)",
                       "a campaign with at least one point left");
   plan_sweep(s, err);
@@ -383,7 +383,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err,
   const std::string token = c.token.empty() ? random_token() : c.token;
   std::unique_ptr<AgentHub> agents = agents_run ? start_agents(s, token, err) : nullptr;
   leave_out_failed_hosts(s, writer);
-  Progress progress(err, stderr_is_terminal(), c.hunt ? c.hunt->budget : s.todo.size());
+  Progress progress(err, stderr_is_terminal(), c.driver->adaptive_budget().value_or(s.todo.size()));
   SweepHalt halt(stop, c.allocation ? c.allocation->job_id : std::string());
   // A failed point may be the allocation's end: asked at once, before anything more starts.
   PointRecorder recorder(c, s.dir, writer, progress, [&halt] { halt.check_now(); });

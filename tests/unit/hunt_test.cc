@@ -14,6 +14,7 @@
 #include "model/workload_fields.h"
 #include "orchestrator/campaign/campaign.h"
 #include "orchestrator/hunt/anomaly_score.h"
+#include "orchestrator/hunt/hunt_driver.h"
 #include "orchestrator/hunt/hunt_model.h"
 #include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/hunt/hunter.h"
@@ -315,7 +316,7 @@ json hunt_campaign() {
 
 std::string campaign_field_of(const json& j) {
   try {
-    parse_campaign(j, "", "rdmabench");
+    parse_campaign(j, "", "rdmabench", CampaignOptions{"", {}, {hunt_kind()}});
   } catch (const ConfigError& e) {
     return e.field();
   }
@@ -323,9 +324,12 @@ std::string campaign_field_of(const json& j) {
 }
 
 TEST(HuntCampaign, OneHostPairAndNoMatrixBesideIt) {
-  const Campaign c = parse_campaign(hunt_campaign(), "", "rdmabench");
-  ASSERT_TRUE(c.hunt.has_value());
-  EXPECT_EQ(c.hunt->budget, 5U);
+  const Campaign c =
+      parse_campaign(hunt_campaign(), "", "rdmabench", CampaignOptions{"", {}, {hunt_kind()}});
+  const auto* hunt = dynamic_cast<const HuntDriver*>(c.driver.get());
+  ASSERT_NE(hunt, nullptr);
+  EXPECT_EQ(hunt->spec().budget, 5U);
+  EXPECT_EQ(c.driver->adaptive_budget(), 5U);
   EXPECT_TRUE(expand(c).points.empty());  // made as the hunt goes
   json two = hunt_campaign();
   two["hosts"].push_back(two["hosts"][0]);
@@ -337,6 +341,13 @@ TEST(HuntCampaign, OneHostPairAndNoMatrixBesideIt) {
   json bad = hunt_campaign();
   bad["hunt"]["budget"] = -1;
   EXPECT_EQ(campaign_field_of(bad), "/hunt/budget");
+  json no_hosts = hunt_campaign();
+  no_hosts.erase("hosts");
+  EXPECT_EQ(campaign_field_of(no_hosts), "/hosts");
+  json with_fabric = hunt_campaign();
+  with_fabric["fabric"] = json::object();
+  // the fabric kind is not given here: its key is unknown
+  EXPECT_NE(campaign_field_of(with_fabric), "(accepted)");
 }
 
 }  // namespace

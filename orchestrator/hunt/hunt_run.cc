@@ -1,4 +1,4 @@
-#include "orchestrator/run/hunt_run.h"
+#include "orchestrator/hunt/hunt_run.h"
 
 #include <chrono>
 #include <cstdio>
@@ -59,9 +59,9 @@ std::string command(const std::string& head, const std::vector<std::string>& arg
 
 class HuntRun : public CampaignRun {
  public:
-  explicit HuntRun(const RunSetup& setup)
+  HuntRun(const RunSetup& setup, const HuntSpec& spec)
       : setup_(setup),
-        hunter_(*setup.campaign.hunt, client_refusal),
+        hunter_(spec, client_refusal),
         pair_(setup.campaign.pair(0)),
         started_(std::chrono::steady_clock::now()) {
     done_ids_ = setup.done_ids;
@@ -238,8 +238,8 @@ class HuntRun : public CampaignRun {
 
 }  // namespace
 
-std::shared_ptr<CampaignRun> hunt_run(const RunSetup& setup) {
-  return std::make_shared<HuntRun>(setup);
+std::shared_ptr<CampaignRun> hunt_run(const RunSetup& setup, const HuntSpec& spec) {
+  return std::make_shared<HuntRun>(setup, spec);
 }
 
 }  // namespace rdmabench
