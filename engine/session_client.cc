@@ -1,6 +1,8 @@
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
+#include <string>
 #include <thread>
 
 #include "base/clock.h"
@@ -18,6 +20,17 @@
 
 namespace rdmabench {
 namespace {
+
+// The error of a timed size whose window saw no completion.
+std::string nothing_completed(double window_s, double after_s) {
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "no operation completed in the %.3g s measured (what was posted completed in the "
+                "%.3g s after it): the link or the peer stalled (retransmissions, a policer, a "
+                "paused port); no rate or latency to report",
+                window_s, after_s);
+  return text;
+}
 
 using std::chrono::milliseconds;
 
@@ -218,6 +231,10 @@ SizeResult ClientSession::run_size(size_t index, uint64_t size) {
   r.counters["client"] = counter_deltas(before, read_device_counters(dev, opt_.local.port));
   if (res.counters) r.counters["server"] = *res.counters;
   const uint64_t t1 = add_thread_results(plan, out, r);
+  // A timed run that completed nothing in its window measured no rate (its work completed in the
+  // drain after it, if at all): said as the size's error, not reported as 0 Gb/s.
+  if (w_.timed() && r.ops == 0)
+    r.error = nothing_completed(r.seconds, clock_.to_ns(clock_.now() - t1) / 1e9);
   r.recv_post_calls = res.recv_post_calls;
   if (w_.open_loop()) r.open_loop = open_loop_result(out);
   if (meter) meter->finish(r.ops, t1, r);  // before the histograms are merged

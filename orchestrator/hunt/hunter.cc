@@ -21,11 +21,17 @@ bool meets(const nlohmann::json& values, const nlohmann::json& trigger) {
   return true;
 }
 
+// A term as persists() compares it: "failed" is "throughput" (a run that fails delivers
+// nothing; a policed link's run fails when nothing completes in its window, and measures a low
+// rate when a little does).
+std::string same_as_term(const std::string& t) { return t == "failed" ? "throughput" : t; }
+
 // The terms that fired at discovery still fire (or, for none, any does).
 bool persists(const Score& found, const Score& now) {
-  const std::vector<std::string> was = found.fired();
+  std::vector<std::string> was = found.fired();
+  for (std::string& t : was) t = same_as_term(t);
   for (const std::string& t : now.fired())
-    if (was.empty() || std::find(was.begin(), was.end(), t) != was.end()) return true;
+    if (was.empty() || std::find(was.begin(), was.end(), same_as_term(t)) != was.end()) return true;
   return false;
 }
 

@@ -351,6 +351,22 @@ for a in rec["anomalies"]:
     k, v = next(iter(a["trigger"].items()))
     assert ("--%s %s" % (k, v)) in c, c
 PY
+# A policed run that completed nothing in its window fails ("no operation completed"): no
+# evaluation of the hunt is "ok" at 0 operations.
+py_check "a policed evaluation reported 0 operations as ok" "$WORK/hunt" <<'PY'
+import glob, json, sys
+stalled = low = 0
+for f in sorted(glob.glob(sys.argv[1] + "/e*.json")):
+    d = json.load(open(f))
+    for r in d.get("results", []):
+        if "no operation completed" in (r.get("error") or ""):
+            stalled += 1
+        elif not r.get("error") and not d.get("error"):
+            assert r["ops"] > 0, (f, r["ops"])
+            low += d["workload"].get("tos") == 104
+print("    policed or stalled evaluations: %d failed with nothing completed, %d measured a rate"
+      % (stalled, low))
+PY
 for h in rb-host1 rb-host2; do rssh "$h" "tc qdisc del dev \$(ip -o -4 addr show | awk '\$4 ~ /^198\.18\./ {print \$2}') root" || true; done
 ! remote_leftovers 10 || fail "rdmabench processes left on the hosts after step 7"
 

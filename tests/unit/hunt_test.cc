@@ -157,6 +157,27 @@ TEST(Hunter, TwoIndependentCausesAreTwoAnomalies) {
   EXPECT_EQ(triggers, (std::set<std::string>{R"({"mtu":4096})", R"({"tos":104})"}));
 }
 
+TEST(Hunter, AFailedRunAndALowRateAreOneAnomaly) {
+  // A policed traffic class: its run fails when nothing completes in its window, and measures a
+  // low rate when a little does; which one varies from run to run (here: they alternate).
+  struct Policed {
+    int runs = 0;
+    Measurement operator()(const json& v) {
+      if (v["tos"] != 104) return bw(10);
+      if (runs++ % 2 == 1) return bw(0.5);
+      Measurement m;
+      m.ok = false;
+      m.error = "no operation completed in the 0.5 s measured";
+      return m;
+    }
+  } l;
+  Hunter h(small_space(40, 2), accept_all);
+  while (auto e = h.next()) h.observe(*e, l(e->values));
+  ASSERT_EQ(h.anomalies().size(), 1U);
+  EXPECT_EQ(h.anomalies()[0]->trigger, (json{{"tos", 104}}));
+  for (const AnomalyCase& c : h.cases()) EXPECT_NE(c.state, CaseState::kNotRepeated);
+}
+
 TEST(Hunter, NothingWhereNothingIsPlanted) {
   Landscape l{json::object(), nullptr};
   Hunter h(small_space(40, 5), accept_all);
