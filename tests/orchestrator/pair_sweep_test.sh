@@ -356,10 +356,10 @@ PY
 py_check "a policed evaluation reported 0 operations as ok" "$WORK/hunt" <<'PY'
 import glob, json, sys
 stalled = low = 0
-for f in sorted(glob.glob(sys.argv[1] + "/e*.json")):
+for f in sorted(glob.glob(sys.argv[1] + "/e*.json") + glob.glob(sys.argv[1] + "/failed/e*.json")):
     d = json.load(open(f))
     for r in d.get("results", []):
-        if "no operation completed" in (r.get("error") or ""):
+        if "no operation completed" in (r.get("error") or "") + (d.get("error") or ""):
             stalled += 1
         elif not r.get("error") and not d.get("error"):
             assert r["ops"] > 0, (f, r["ops"])
