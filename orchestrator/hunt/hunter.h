@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "orchestrator/hunt/anomaly_score.h"
+#include "orchestrator/hunt/hunt_focus.h"
 #include "orchestrator/hunt/hunt_model.h"
 #include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/search/sampling.h"
@@ -127,9 +128,11 @@ class Hunter {
   Scorer scorer_;
   SampleRng rng_;
   HuntModel model_;                // the search points since the model started, and their climbs
+  HuntFocus focus_;                // the structured search around a point that climbed
   std::vector<Evaluation> queue_;  // explanation steps to ask, in order
   std::map<std::string, double> climbed_;  // measured search points: values -> climb
   std::optional<Point> asked_;             // the search point in flight
+  bool asked_by_focus_ = false;            // it is the focus's
   uint64_t seq_ = 0;
   bool search_ended_ = false;
   std::vector<AnomalyCase> cases_;
