@@ -13,8 +13,14 @@
 // trigger's conditions met draws the search to those values one at a time, before any term
 // fires; with nothing standing out the draws spread over values not yet seen. (The cross-entropy
 // method before it, and an annealing before that: bench/README.md "Hunting" has all three
-// measured.) A point that matches a trigger already found climbs nothing; each new anomaly starts
-// the model over, and so do 100 search points without one (hunter.cc kModelSpan).
+// measured.) Focus (hunt_focus.h): once a search point stands out on one term of its score (3
+// noise widths above the term's median), the next search points are structured instead of drawn:
+// which of its values carries the climb is located by group testing (half of the suspects kept,
+// every other factor on a value not yet tried), then that value is held while every other factor
+// cycles through values not yet tried with it; the model learns from these points too, and its
+// draws resume when the focus ends. A point that matches a trigger already found climbs nothing;
+// each new anomaly starts the model over, and so do 100 search points without one (hunter.cc
+// kModelSpan).
 //
 // Explanation: when a search point is anomalous (and matches no trigger found), it is measured
 // again (noise is not an anomaly); then each factor not at its baseline is set back to it in
