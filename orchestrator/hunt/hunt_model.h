@@ -20,7 +20,8 @@
 // effect is drawn often, one never measured now and then (its uncertainty), one measured at noise
 // level seldom: exploitation and exploration in one draw. With nothing standing out (a flat
 // landscape) every effect stays near 0 and the draws spread over values not yet seen, like a
-// Latin hypercube's.
+// Latin hypercube's. Once a point climbs clearly, the hunter's focus (hunt_focus.h) asks the
+// points instead, ordering its suspects and values by mean(); the model learns from them all.
 #include <cstddef>
 #include <vector>
 

@@ -35,6 +35,26 @@ bool persists(const Score& found, const Score& now) {
   return false;
 }
 
+std::vector<size_t> levels_of(const HuntSpec& spec) {
+  std::vector<size_t> levels;
+  for (const SearchDimension& d : spec.space) levels.push_back(d.size());
+  return levels;
+}
+
+// Each factor's baseline as a value index (0 where it is not one of the factor's values).
+std::vector<size_t> baseline_of(const HuntSpec& spec) {
+  std::vector<size_t> base;
+  for (const SearchDimension& d : spec.space) {
+    size_t at = 0;
+    for (size_t i = 0; i < d.size(); ++i) {
+      std::string reason;
+      if (dimension_value(d, i, reason) == spec.baseline.value(d.key, nlohmann::json())) at = i;
+    }
+    base.push_back(at);
+  }
+  return base;
+}
+
 }  // namespace
 
 const char* hunt_step_name(HuntStep s) {
@@ -74,11 +94,8 @@ Hunter::Hunter(HuntSpec spec, Check check)
       check_(std::move(check)),
       scorer_(spec_.score),
       rng_(spec_.seed),
-      model_([this] {
-        std::vector<size_t> levels;
-        for (const SearchDimension& d : spec_.space) levels.push_back(d.size());
-        return levels;
-      }()) {}
+      model_(levels_of(spec_)),
+      focus_(levels_of(spec_), baseline_of(spec_)) {}
 
 void Hunter::start_model() { model_.clear(); }
 
@@ -123,6 +140,19 @@ std::optional<Evaluation> Hunter::next() {
     return e;
   }
   if (search_ended_ || seq_ >= spec_.budget) return std::nullopt;
+  if (focus_.active()) {
+    const auto p = focus_.next(
+        rng_, model_.mean(), [this](const Point& q) { return check_(values_of(q)).empty(); },
+        [this](const Point& q) { return climbed_.count(values_of(q).dump()) != 0; });
+    if (p) {
+      asked_ = p;
+      asked_by_focus_ = true;
+      Evaluation e;
+      e.seq = ++seq_;
+      e.values = values_of(*p);
+      return e;
+    }
+  }
   for (unsigned tries = 0; tries < 2 * kDraws; ++tries) {
     // Every kExplore-th point is drawn uniformly: what the model has not learnt stays in reach.
     const bool uniform = tries >= kDraws || (model_.points() + 1) % kExplore == 0;
@@ -130,6 +160,7 @@ std::optional<Evaluation> Hunter::next() {
     const nlohmann::json v = values_of(p);
     if (climbed_.count(v.dump()) != 0 || !check_(v).empty()) continue;
     asked_ = p;
+    asked_by_focus_ = false;
     Evaluation e;
     e.seq = ++seq_;
     e.values = v;
@@ -149,6 +180,7 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
     if (asked_) {
       if (model_.points() == kModelSpan) start_model();
       model_.add(*asked_, climb);
+      focus_.add(*asked_, s, asked_by_focus_);
     }
     asked_.reset();
     if (!s.anomalous()) return;
@@ -158,6 +190,7 @@ void Hunter::observe(const Evaluation& e, const Measurement& m) {
           c.also_at.push_back(e.seq);
       return;
     }
+    focus_.stop();  // the explanation first; the model starts over after it
     open_case(e, s);
     return;
   }

@@ -13,8 +13,14 @@
 // trigger's conditions met draws the search to those values one at a time, before any term
 // fires; with nothing standing out the draws spread over values not yet seen. (The cross-entropy
 // method before it, and an annealing before that: bench/README.md "Hunting" has all three
-// measured.) A point that matches a trigger already found climbs nothing; each new anomaly starts
-// the model over, and so do 100 search points without one (hunter.cc kModelSpan).
+// measured.) Focus (hunt_focus.h): once a search point stands out on one term of its score (3
+// noise widths above the term's median), the next search points are structured instead of drawn:
+// which of its values carries the climb is located by group testing (half of the suspects kept,
+// every other factor on a value not yet tried), then that value is held while every other factor
+// cycles through values not yet tried with it; the model learns from these points too, and its
+// draws resume when the focus ends. A point that matches a trigger already found climbs nothing;
+// each new anomaly starts the model over, and so do 100 search points without one (hunter.cc
+// kModelSpan).
 //
 // Explanation: when a search point is anomalous (and matches no trigger found), it is measured
 // again (noise is not an anomaly); then each factor not at its baseline is set back to it in
@@ -34,6 +40,7 @@
 #include <vector>
 
 #include "orchestrator/hunt/anomaly_score.h"
+#include "orchestrator/hunt/hunt_focus.h"
 #include "orchestrator/hunt/hunt_model.h"
 #include "orchestrator/hunt/hunt_spec.h"
 #include "orchestrator/search/sampling.h"
@@ -127,9 +134,11 @@ class Hunter {
   Scorer scorer_;
   SampleRng rng_;
   HuntModel model_;                // the search points since the model started, and their climbs
+  HuntFocus focus_;                // the structured search around a point that climbed
   std::vector<Evaluation> queue_;  // explanation steps to ask, in order
   std::map<std::string, double> climbed_;  // measured search points: values -> climb
   std::optional<Point> asked_;             // the search point in flight
+  bool asked_by_focus_ = false;            // it is the focus's
   uint64_t seq_ = 0;
   bool search_ended_ = false;
   std::vector<AnomalyCase> cases_;
