@@ -178,7 +178,8 @@ std::vector<size_t> HuntFocus::options(size_t f, const Effects& means, SampleRng
     return means[f][a] > means[f][b];
   });
   // The baseline last: it carries no condition, but may let other factors take their values.
-  if (baseline_[f] != base_[f] && (out.empty() || focus_has(suspects_, f)))
+  if (baseline_[f] < levels_[f] && baseline_[f] != base_[f] &&
+      (out.empty() || focus_has(suspects_, f)))
     out.push_back(baseline_[f]);
   return out;
 }

@@ -37,7 +37,8 @@ class HuntFocus {
   using Effects = std::vector<std::vector<double>>;  // per factor, per value
   using Check = std::function<bool(const Point&)>;
 
-  // `levels`: each factor's number of values; `baseline`: each factor's baseline index.
+  // `levels`: each factor's number of values; `baseline`: each factor's baseline index (its number
+  // of values where the baseline is none of them: then each of its values may carry a climb).
   HuntFocus(std::vector<size_t> levels, Point baseline);
 
   // A measured search point (`asked`: it was this focus's point). May start a focus.

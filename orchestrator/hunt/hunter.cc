@@ -41,11 +41,12 @@ std::vector<size_t> levels_of(const HuntSpec& spec) {
   return levels;
 }
 
-// Each factor's baseline as a value index (0 where it is not one of the factor's values).
+// Each factor's baseline as a value index (the factor's size where it is not one of its values:
+// signal_every's 0, say, is no value of the space, and each of its values may be a condition).
 std::vector<size_t> baseline_of(const HuntSpec& spec) {
   std::vector<size_t> base;
   for (const SearchDimension& d : spec.space) {
-    size_t at = 0;
+    size_t at = d.size();
     for (size_t i = 0; i < d.size(); ++i) {
       std::string reason;
       if (dimension_value(d, i, reason) == spec.baseline.value(d.key, nlohmann::json())) at = i;
