@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace rdmabench {
@@ -38,7 +40,7 @@ std::optional<double> HuntFocus::ratio_of(const Score& s, const std::string& ter
 }
 
 void HuntFocus::add(const Point& p, const Score& s, bool asked) {
-  seen_.push_back({p, s});
+  seen_.push_back({p, s, asked});
   if (s.anomalous()) return;  // a hit or a trigger already found: not a climb to follow
   if (active_ && asked) {
     if (const auto r = ratio_of(s, term_)) step(p, *r);
@@ -60,7 +62,8 @@ void HuntFocus::maybe_start() {
     if (spread.count(t.name) != 0) continue;
     std::vector<double> rs;
     for (const Seen& x : seen_)
-      if (const auto r = ratio_of(x.score, t.name); r && !x.score.anomalous()) rs.push_back(*r);
+      if (const auto r = ratio_of(x.score, t.name); r && !x.score.anomalous() && !x.asked)
+        rs.push_back(*r);
     if (rs.size() < kFocusMinSeen) continue;
     const double m = focus_median(rs);
     std::vector<double> dev;
@@ -117,6 +120,22 @@ void HuntFocus::start(const Point& p, double level, double bar) {
 // Value v of factor f was measured where it cannot carry the climb: in a point below the first
 // bar (a condition alone would have lifted it), or in a point with the held values below the
 // current one.
+// The location was wrong (a climb kept by a value a point took, or noise): locate again, from the
+// newest search point that climbed above the first bar and no focus started from, or end.
+void HuntFocus::restart() {
+  active_ = false;
+  tested_.clear();
+  for (auto x = seen_.rbegin(); x != seen_.rend(); ++x) {
+    const auto r = ratio_of(x->score, term_);
+    if (!r || *r < bar0_ || x->score.anomalous() || started_from_.count(x->point) != 0) continue;
+    started_from_.insert(x->point);
+    held_.clear();
+    const Point p = x->point;
+    start(p, *r, bar0_);
+    return;
+  }
+}
+
 bool HuntFocus::cleared(size_t f, size_t v) const {
   for (const Seen& x : seen_) {
     if (x.point[f] != v) continue;
@@ -148,13 +167,13 @@ void HuntFocus::step(const Point& p, double r) {
       suspects_.clear();
       pairing_ = 0;
     } else if (suspects_.empty()) {
-      active_ = false;  // nothing left that could carry it: noise, or a value reached twice
+      restart();  // nothing left that could carry it: noise, or a value reached twice
     }
     return;
   }
   // Pairing: the held values keep the climb, or the location was wrong.
   if (r < bar_) {
-    active_ = false;
+    restart();
     return;
   }
   const double rise = 2 * (level_ - bar_);
@@ -193,13 +212,17 @@ std::optional<HuntFocus::Point> HuntFocus::next(SampleRng& rng, const Effects& m
     active_ = false;
     return std::nullopt;
   }
+  std::vector<size_t> stuck;  // suspects that could take no other value in an earlier try
   for (unsigned tries = 0; tries < kFocusTries; ++tries) {
-    // Locating: keep the half of the suspects the model rates highest.
+    // Locating: keep the half of the suspects the model rates highest, those that could not
+    // change before first (the other half is then tested by changing it).
     tested_.clear();
     if (suspects_.size() > 1) {
       std::vector<size_t> order = suspects_;
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return means[a][base_[a]] > means[b][base_[b]]; });
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (focus_has(stuck, a) != focus_has(stuck, b)) return focus_has(stuck, a);
+        return means[a][base_[a]] > means[b][base_[b]];
+      });
       tested_.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(order.size() / 2));
     }
     // From the focus point (which the client accepts), one factor at a time, in random order
@@ -232,7 +255,10 @@ std::optional<HuntFocus::Point> HuntFocus::next(SampleRng& rng, const Effects& m
       order = kept;
     }
     for (size_t f : order)
-      if (focus_has(suspects_, f)) tested_.push_back(f);
+      if (focus_has(suspects_, f)) {
+        tested_.push_back(f);
+        if (!focus_has(stuck, f)) stuck.push_back(f);
+      }
     if (suspects_.size() > 1 && tested_.size() == suspects_.size()) break;  // no test left
     if (measured(q)) continue;
     for (size_t f = 0; f < q.size(); ++f)

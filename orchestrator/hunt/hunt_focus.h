@@ -54,10 +54,12 @@ class HuntFocus {
   struct Seen {
     Point point;
     Score score;
+    bool asked = false;  // a focus point
   };
   static std::optional<double> ratio_of(const Score& s, const std::string& term);
   void maybe_start();
   void start(const Point& p, double level, double bar);
+  void restart();
   bool cleared(size_t f, size_t v) const;
   void drop_cleared();
   void step(const Point& p, double r);
