@@ -12,6 +12,10 @@ constexpr double kPrior = 0.15;         // a value's effect before it is measure
 constexpr double kNoiseFloor = 0.1;     // the least noise assumed (climb units: a tenth of a limit)
 constexpr double kTemperature = 0.5;    // the draws' spread, of the posterior's
 constexpr double kMadToSigma = 1.4826;  // a normal's standard deviation per median abs. deviation
+// Added to a drawn effect of a value no point of the model has (a third of the prior): the draws
+// take values not yet measured first, a value measured at noise level hardly carries more
+// information than one never measured (a point's climb is shared among its 13 values).
+constexpr double kUntried = 0.05;
 
 double median_of(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
@@ -32,17 +36,20 @@ HuntModel::HuntModel(std::vector<size_t> levels) : levels_(std::move(levels)) {
     offset_.push_back(dims_);
     dims_ += n;
   }
+  count_.assign(dims_, 0);
 }
 
 void HuntModel::clear() {
   points_.clear();
   climbs_.clear();
+  count_.assign(dims_, 0);
   fitted_ = false;
 }
 
 void HuntModel::add(const Point& p, double climb) {
   points_.push_back(p);
   climbs_.push_back(climb);
+  for (size_t f = 0; f < p.size(); ++f) ++count_[index(f, p[f])];
   fitted_ = false;
 }
 
@@ -122,7 +129,8 @@ HuntModel::Effects HuntModel::draw(SampleRng& rng) {
   for (size_t f = 0; f < levels_.size(); ++f) {
     e.emplace_back(levels_[f]);
     for (size_t v = 0; v < levels_[f]; ++v)
-      e[f][v] = mean_[index(f, v)] + kTemperature * u[index(f, v)];
+      e[f][v] = mean_[index(f, v)] + kTemperature * u[index(f, v)] +
+                (count_[index(f, v)] == 0 ? kUntried : 0);
   }
   return e;
 }

@@ -15,13 +15,16 @@
 // the model finds them one at a time, before any point meets them all.
 //
 // draw() is Thompson sampling: effects drawn from the posterior (at half its spread: bolder on
-// what was learnt), whose argmax is one value per factor (an additive model's best point is each
-// factor's best value). A value with a high
-// effect is drawn often, one never measured now and then (its uncertainty), one measured at noise
-// level seldom: exploitation and exploration in one draw. With nothing standing out (a flat
-// landscape) every effect stays near 0 and the draws spread over values not yet seen, like a
-// Latin hypercube's. Once a point climbs clearly, the hunter's focus (hunt_focus.h) asks the
-// points instead, ordering its suspects and values by mean(); the model learns from them all.
+// what was learnt; a value no point has yet gets 0.05 more, a third of the prior: a value
+// measured once at noise level is hardly better known than one never measured, its point's climb
+// being shared among 13 values, and the draws would repeat it as often as try a new one), whose
+// argmax is one value per factor (an additive model's best point is each factor's best value).
+// A value with a high effect is drawn often, one never measured first (its uncertainty and its
+// bonus), one measured at noise level seldom: exploitation and exploration in one draw. With
+// nothing standing out (a flat landscape) every effect stays near 0 and the draws spread over
+// values not yet seen, like a Latin hypercube's. Once a point climbs clearly, the hunter's focus
+// (hunt_focus.h) asks the points instead, ordering its suspects and values by mean(); the model
+// learns from them all.
 #include <cstddef>
 #include <vector>
 
@@ -56,6 +59,7 @@ class HuntModel {
   size_t dims_ = 0;             // indicators in all
   std::vector<Point> points_;
   std::vector<double> climbs_;
+  std::vector<size_t> count_;  // per indicator: the points that have it
   bool fitted_ = false;
   std::vector<double> chol_;  // the posterior precision's Cholesky factor L (row-major, lower)
   std::vector<double> mean_;  // the posterior mean of the effects
