@@ -192,7 +192,28 @@ std::vector<size_t> HuntFocus::options(size_t f, const Effects& means, SampleRng
   for (size_t v = 0; v < levels_[f]; ++v)
     if (v != base_[f] && v != baseline_[f] && !cleared(f, v)) out.push_back(v);
   for (size_t i = out.size(); i > 1; --i) std::swap(out[i - 1], out[rng.below(i)]);
+  // A value seen in a point that climbed (kept, since not cleared): while locating it would bring
+  // the climb back into a point that should lose it, so it comes last; while pairing it may be a
+  // condition on its own, so it comes first, unless a point with it and the held values climbed
+  // no further (then it is not the held values' partner).
+  std::vector<int> rank(levels_[f], 0);
+  const bool locating = !suspects_.empty();
+  const double next_bar = level_ + (level_ - bar_);
+  for (const Seen& x : seen_) {
+    const auto r = ratio_of(x.score, term_);
+    if (!r || x.score.anomalous() || *r < bar0_) continue;
+    bool with_held = !held_.empty();
+    for (size_t h : held_) with_held = with_held && x.point[h] == base_[h];
+    int& k = rank[x.point[f]];
+    if (locating)
+      k = 1;
+    else if (with_held && *r < next_bar)
+      k = 1;
+    else if (k == 0)
+      k = -1;
+  }
   std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) {
+    if (rank[a] != rank[b]) return rank[a] < rank[b];
     if (used_[f][a] != used_[f][b]) return used_[f][a] < used_[f][b];
     return means[f][a] > means[f][b];
   });
