@@ -6,19 +6,24 @@
 //   locate: which of the point's values (those not at their baseline, and not seen before in a
 //           point that stayed low) carries the climb, by group testing: the point's values are kept
 //           on half of the suspects (and on what is located already) and every other factor takes
-//           a value not yet tried, bisecting: a point that keeps the climb narrows the suspects to
-//           its half, one that loses it to the other half. Each such point can be a hit itself,
-//           when the changed factors land on the trigger's other conditions;
+//           a value not yet tried (one seen in a point that climbed last: it would bring the climb
+//           back), bisecting: a point that keeps the climb narrows the suspects to its half, one
+//           that loses it to the other half. Each such point can be a hit itself, when the changed
+//           factors land on the trigger's other conditions;
 //   pair:   the located value held, every other factor takes values not yet tried with it (each
-//           factor cycling through its values), so a second condition is met within as many
-//           points as a factor has values. A point that climbs another step above is a second
-//           condition met: it is located in turn among the factors that changed, with the first
-//           held.
+//           factor cycling through its values; first those seen in a point that climbed without
+//           the held values, last those seen with them in one that climbed no further), so a
+//           second condition is met within as many points as a factor has values. A point that
+//           climbs another step above is a second condition met: it is located in turn among the
+//           factors that changed, with the first held.
 //
-// A focus point that loses the climb while holding what was located (the location was wrong),
-// one the client refuses every variant of, or a pairing that runs through every factor's values
-// ends the focus; the model's draws go on (the hunter's model learns from every focus point: they
-// are search points). Deterministic: the same points, scores and generator give the same points.
+// A focus starts from a point that stands out from the search points the focus did not ask (its
+// own keep the climb by design). A focus point that loses the climb while holding what was
+// located (the location was wrong: a value a point took kept the climb) locates again from the
+// newest point above the first bar that no focus started from. A point the client refuses every
+// variant of, or a pairing that runs through every factor's values ends the focus; the model's
+// draws go on (the hunter's model learns from every focus point: they are search points).
+// Deterministic: the same points, scores and generator give the same points.
 #include <cstddef>
 #include <functional>
 #include <optional>

@@ -9,16 +9,18 @@
 // (Thompson sampling: per factor, the value of the highest drawn effect; never a point already
 // measured, nor one the client would refuse), every fifth point uniformly instead. Points at
 // noise level pull their values' effects to 0, points above raise the values they share, and a
-// value not yet measured keeps its prior's uncertainty: a counter that rises with each of a
-// trigger's conditions met draws the search to those values one at a time, before any term
-// fires; with nothing standing out the draws spread over values not yet seen. (The cross-entropy
+// value not yet measured keeps its prior's uncertainty (and a small bonus: it is drawn first):
+// a counter that rises with each of a trigger's conditions met draws the search to those values
+// one at a time, before any term fires; with nothing standing out the draws spread over values
+// not yet seen. (The cross-entropy
 // method before it, and an annealing before that: bench/README.md "Hunting" has all three
 // measured.) Focus (hunt_focus.h): once a search point stands out on one term of its score (3
 // noise widths above the term's median), the next search points are structured instead of drawn:
 // which of its values carries the climb is located by group testing (half of the suspects kept,
 // every other factor on a value not yet tried), then that value is held while every other factor
-// cycles through values not yet tried with it; the model learns from these points too, and its
-// draws resume when the focus ends. A point that matches a trigger already found climbs nothing;
+// cycles through values not yet tried with it (a wrong location is located again, from the
+// newest point that kept the climb); the model learns from these points too, and its draws
+// resume when the focus ends. A point that matches a trigger already found climbs nothing;
 // each new anomaly starts the model over, and so do 100 search points without one (hunter.cc
 // kModelSpan).
 //
