@@ -246,15 +246,19 @@ std::optional<HuntFocus::Point> HuntFocus::next(SampleRng& rng, const Effects& m
       });
       tested_.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(order.size() / 2));
     }
-    // From the focus point (which the client accepts), one factor at a time, in random order
-    // with the suspects to change first: each takes its best value the client accepts with the
-    // changes so far; a suspect that can take none is kept (tested) with the others.
+    // From the focus point (which the client accepts), one factor at a time, the suspects to
+    // change first, then the factors of the most values (a partner among many values is the
+    // slowest to meet: its factor takes its best value before others' values can rule it out),
+    // ties in random order: each takes its best value the client accepts with the changes so
+    // far; a suspect that can take none is kept (tested) with the others.
     std::vector<size_t> order;
     for (size_t f = 0; f < levels_.size(); ++f)
       if (!focus_has(held_, f) && !focus_has(tested_, f)) order.push_back(f);
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
-    std::stable_partition(order.begin(), order.end(),
-                          [&](size_t f) { return focus_has(suspects_, f); });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (focus_has(suspects_, a) != focus_has(suspects_, b)) return focus_has(suspects_, a);
+      return levels_[a] > levels_[b];
+    });
     // Twice: a value refused beside one factor's value may be accepted once that one changed.
     Point q = base_;
     for (int pass = 0; pass < 2; ++pass) {
