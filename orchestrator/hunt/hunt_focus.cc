@@ -24,6 +24,19 @@ double focus_median(std::vector<double> v) {
   return v[at];
 }
 
+// Sorts `v` (distinct indices) by `before`, ties in their order in `v`: std::stable_sort's
+// result, without its temporary buffer (whose libstdc++ call clang-tidy flags as deprecated).
+template <class Before>
+void focus_sort(std::vector<size_t>& v, const Before& before) {
+  std::map<size_t, size_t> position;
+  for (size_t i = 0; i < v.size(); ++i) position[v[i]] = i;
+  std::sort(v.begin(), v.end(), [&](size_t a, size_t b) {
+    if (before(a, b)) return true;
+    if (before(b, a)) return false;
+    return position[a] < position[b];
+  });
+}
+
 bool focus_has(const std::vector<size_t>& v, size_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -212,7 +225,7 @@ std::vector<size_t> HuntFocus::options(size_t f, const Effects& means, SampleRng
     else if (k == 0)
       k = -1;
   }
-  std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) {
+  focus_sort(out, [&](size_t a, size_t b) {
     if (rank[a] != rank[b]) return rank[a] < rank[b];
     if (used_[f][a] != used_[f][b]) return used_[f][a] < used_[f][b];
     return means[f][a] > means[f][b];
@@ -240,7 +253,7 @@ std::optional<HuntFocus::Point> HuntFocus::next(SampleRng& rng, const Effects& m
     tested_.clear();
     if (suspects_.size() > 1) {
       std::vector<size_t> order = suspects_;
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      focus_sort(order, [&](size_t a, size_t b) {
         if (focus_has(stuck, a) != focus_has(stuck, b)) return focus_has(stuck, a);
         return means[a][base_[a]] > means[b][base_[b]];
       });
@@ -255,7 +268,7 @@ std::optional<HuntFocus::Point> HuntFocus::next(SampleRng& rng, const Effects& m
     for (size_t f = 0; f < levels_.size(); ++f)
       if (!focus_has(held_, f) && !focus_has(tested_, f)) order.push_back(f);
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    focus_sort(order, [&](size_t a, size_t b) {
       if (focus_has(suspects_, a) != focus_has(suspects_, b)) return focus_has(suspects_, a);
       return levels_[a] > levels_[b];
     });
