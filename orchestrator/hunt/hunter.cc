@@ -21,17 +21,19 @@ bool meets(const nlohmann::json& values, const nlohmann::json& trigger) {
   return true;
 }
 
-// A term as persists() compares it: "failed" is "throughput" (a run that fails delivers
-// nothing; a policed link's run fails when nothing completes in its window, and measures a low
-// rate when a little does).
-std::string same_as_term(const std::string& t) { return t == "failed" ? "throughput" : t; }
-
-// The terms that fired at discovery still fire (or, for none, any does).
+// The anomaly found still shows: a term that fired at discovery fires (or, for none, any does).
+// A failed run on either side matches any term: it measures no figure, so it cannot say which
+// term its anomaly would show (a policed class's run fails when nothing completes in its window,
+// measures a low rate when a little does, and loses packets either way).
 bool persists(const Score& found, const Score& now) {
-  std::vector<std::string> was = found.fired();
-  for (std::string& t : was) t = same_as_term(t);
-  for (const std::string& t : now.fired())
-    if (was.empty() || std::find(was.begin(), was.end(), same_as_term(t)) != was.end()) return true;
+  const std::vector<std::string> was = found.fired();
+  const std::vector<std::string> is = now.fired();
+  const auto failed = [](const std::vector<std::string>& terms) {
+    return std::find(terms.begin(), terms.end(), "failed") != terms.end();
+  };
+  if (!is.empty() && (was.empty() || failed(was) || failed(is))) return true;
+  for (const std::string& t : is)
+    if (std::find(was.begin(), was.end(), t) != was.end()) return true;
   return false;
 }
 

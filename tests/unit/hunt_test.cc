@@ -178,6 +178,31 @@ TEST(Hunter, AFailedRunAndALowRateAreOneAnomaly) {
   for (const AnomalyCase& c : h.cases()) EXPECT_NE(c.state, CaseState::kNotRepeated);
 }
 
+TEST(Hunter, AFailedRunMatchesAnyTermOfTheSameAnomaly) {
+  // A policed traffic class: with more than one SGE its runs fail (nothing completes in the
+  // window), with one they complete and lose packets. Found failing, its explanation must not
+  // keep the SGEs in the trigger because the reset's run shows loss rather than a failure.
+  struct Policed {
+    Measurement operator()(const json& v) const {
+      if (v["tos"] != 104) return bw(10);
+      if (v["sge"] == 1) return bw(10, 3000);
+      Measurement m;
+      m.ok = false;
+      m.error = "no operation completed in the 0.5 s measured";
+      return m;
+    }
+  } l;
+  int found_failing = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Hunter h(small_space(40, seed), accept_all);
+    while (auto e = h.next()) h.observe(*e, l(e->values));
+    ASSERT_EQ(h.anomalies().size(), 1U) << "seed " << seed;
+    EXPECT_EQ(h.anomalies()[0]->trigger, (json{{"tos", 104}})) << "seed " << seed;
+    found_failing += h.anomalies()[0]->found.fired() == std::vector<std::string>{"failed"};
+  }
+  EXPECT_GT(found_failing, 0);  // the rule was exercised
+}
+
 TEST(Hunter, NothingWhereNothingIsPlanted) {
   Landscape l{json::object(), nullptr};
   Hunter h(small_space(40, 5), accept_all);
